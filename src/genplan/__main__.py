@@ -1,0 +1,3 @@
+from genplan.cli import main
+
+raise SystemExit(main())

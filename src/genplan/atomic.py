@@ -1,0 +1,63 @@
+"""Atomic outputs: write to a temporary sibling, then rename, so a killed job leaves nothing
+that a rerun could mistake for finished work."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def _tmp_sibling(path: Path, directory: bool) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prefix = f".{path.name}.tmp-"
+    if directory:
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=path.parent))
+    fd, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    write_bytes(path, text.encode())
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    tmp = _tmp_sibling(path, directory=False)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def output_file(path: str | Path):
+    """Yield a temporary path; it becomes `path` only if the block finishes without error."""
+    path = Path(path)
+    tmp = _tmp_sibling(path, directory=False)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def output_dir(path: str | Path):
+    """Yield a temporary directory; it replaces `path` only if the block finishes without error."""
+    path = Path(path)
+    tmp = _tmp_sibling(path, directory=True)
+    try:
+        yield tmp
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,46 @@
+"""The manifest of a benchmark folder: one row a problem (problem, split, file, size, ...)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from genplan.errors import GenplanError
+
+SPLITS = ("train", "validation", "interpolation", "extrapolation")
+COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
+
+
+def check_split(name: str) -> str:
+    if name not in SPLITS:
+        raise ValueError(f"Unknown value {name=}. Must be from {list(SPLITS)}")
+    return name
+
+
+def to_csv(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def read(benchmark_dir: str | Path, split: str | None = None) -> list[dict]:
+    """Rows of `<benchmark_dir>/manifest.csv`, optionally of one split; paths made absolute."""
+    benchmark_dir = Path(benchmark_dir)
+    path = benchmark_dir / "manifest.csv"
+    if not path.is_file():
+        raise GenplanError("manifest.csv missing: not a benchmark folder made by genplan", path)
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if rows and set(COLUMNS) - set(rows[0]):
+        raise GenplanError(f"manifest lacks columns {sorted(set(COLUMNS) - set(rows[0]))}", path)
+    if split is not None:
+        check_split(split)
+        rows = [r for r in rows if r["split"] == split]
+    for r in rows:
+        r["path"] = benchmark_dir / r["file"]
+        r["size"] = int(r["size"])
+        r["num_objects"] = int(r["num_objects"])
+    return rows

@@ -1,0 +1,62 @@
+"""pymimir at the edge: grounding, successor states and full state spaces, converted to the
+package's representation (fluent atoms as string tuples; pymimir's type atoms such as
+`(object x)` and the problem's static atoms never enter a state)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymimir as pm
+
+from genplan.errors import GenplanError
+from genplan.pddl_io import Action, Atom
+
+
+class MimirTask:
+    """A problem loaded into pymimir, with cached conversions of its atoms and actions."""
+
+    def __init__(self, domain: str | Path, problem: str | Path):
+        try:
+            self.domain = pm.Domain(str(domain))
+            self.problem = pm.Problem(self.domain, str(problem), mode="lifted")
+        except Exception as exc:  # pymimir raises RuntimeError with the parser's message
+            raise GenplanError(f"pymimir cannot load the problem: {str(exc).splitlines()[0][:300]}", problem) from None
+        self.path = Path(problem)
+        self._atoms: dict[int, Atom] = {}
+        self._actions: dict[int, Action] = {}
+
+    def atom(self, ground_atom) -> Atom:
+        idx = ground_atom.get_index()
+        atom = self._atoms.get(idx)
+        if atom is None:
+            atom = (ground_atom.get_predicate().get_name(), *(t.get_name() for t in ground_atom.get_terms()))
+            self._atoms[idx] = atom
+        return atom
+
+    def action(self, ground_action) -> Action:
+        idx = ground_action.get_index()
+        act = self._actions.get(idx)
+        if act is None:
+            act = (ground_action.get_action().get_name(), *(o.get_name() for o in ground_action.get_objects()))
+            self._actions[idx] = act
+        return act
+
+    def fluents(self, state) -> frozenset:
+        return frozenset(self.atom(a) for a in state.get_atoms(ignore_static=True, ignore_derived=True))
+
+    def initial_state(self):
+        return self.problem.get_initial_state()
+
+    def successors(self, state) -> list[tuple[Action, object]]:
+        """Applicable ground actions and their successor pymimir states."""
+        return [(self.action(a), a.apply(state)) for a in state.generate_applicable_actions()]
+
+    def apply(self, state, action: Action):
+        """The successor of `state` under the named ground action; GenplanError if not applicable."""
+        for a in state.generate_applicable_actions():
+            if self.action(a) == action:
+                return a.apply(state)
+        raise GenplanError(f"action ({' '.join(action)}) is not applicable according to pymimir", self.path)
+
+    def is_goal(self, state) -> bool:
+        return self.problem.get_goal_condition().holds(state)

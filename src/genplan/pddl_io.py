@@ -1,0 +1,208 @@
+"""PDDL text at the edge: parse domains and problems (with the `pddl` library) into the package's
+one representation, and write generated problems.
+
+Representation (DESIGN.md conventions):
+- an atom is a tuple of strings, ``("on", "a", "b")``;
+- a state is a frozenset of *fluent* atoms;
+- static atoms (of predicates that no action changes) are kept apart, once per problem;
+- a ground action is a tuple of strings, ``("stack", "a", "b")``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import pddl
+from pddl.core import Domain as _PDomain
+from pddl.core import Problem as _PProblem
+from pddl.formatter import problem_to_string
+from pddl.logic import Constant, Predicate
+from pddl.logic.base import And, Not
+
+from genplan.errors import GenplanError
+
+Atom = tuple[str, ...]
+State = frozenset  # frozenset[Atom] of fluent atoms
+Action = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DomainInfo:
+    name: str
+    path: Path
+    predicates: dict[str, int]  # name -> arity
+    fluent_predicates: frozenset[str]  # predicates some action adds or deletes
+    actions: dict[str, int]  # name -> number of parameters
+
+
+@dataclass(frozen=True)
+class Task:
+    """A problem in the package's representation."""
+
+    name: str
+    domain_name: str
+    path: Path | None
+    objects: tuple[str, ...]
+    init: State  # fluent atoms only
+    statics: frozenset  # static atoms
+    goal: frozenset  # positive goal atoms
+
+    @property
+    def num_objects(self) -> int:
+        return len(self.objects)
+
+
+def atom_to_str(atom: Atom) -> str:
+    return "(" + " ".join(atom) + ")"
+
+
+def str_to_atom(text: str) -> Atom:
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        raise ValueError(f"not an atom: {text!r}")
+    parts = tuple(text[1:-1].lower().split())
+    if not parts:
+        raise ValueError(f"empty atom: {text!r}")
+    return parts
+
+
+def _effect_atoms(effect) -> list[Predicate]:
+    if effect is None:
+        return []
+    if isinstance(effect, Predicate):
+        return [effect]
+    if isinstance(effect, Not):
+        return _effect_atoms(effect.argument)
+    if isinstance(effect, And):
+        out = []
+        for op in effect.operands:
+            out.extend(_effect_atoms(op))
+        return out
+    raise GenplanError(f"unsupported effect {effect!r}: only STRIPS effects are supported")
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_domain_cached(path: str, mtime: float) -> DomainInfo:
+    try:
+        dom: _PDomain = pddl.parse_domain(path)
+    except Exception as exc:  # the library raises lark and its own errors
+        raise GenplanError(f"malformed PDDL domain: {_first_line(exc)}", path) from None
+    fluent: set[str] = set()
+    actions = {}
+    for action in dom.actions:
+        actions[str(action.name)] = len(action.parameters)
+        for atom in _effect_atoms(action.effect):
+            fluent.add(str(atom.name))
+    predicates = {str(p.name): p.arity for p in dom.predicates}
+    return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions)
+
+
+def parse_domain(path: str | Path) -> DomainInfo:
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError("domain file not found", path)
+    return _parse_domain_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]
+
+
+def _goal_atoms(goal, path) -> list[Predicate]:
+    if isinstance(goal, Predicate):
+        return [goal]
+    if isinstance(goal, And):
+        out = []
+        for op in goal.operands:
+            if not isinstance(op, Predicate):
+                raise GenplanError(f"unsupported goal {op!r}: only conjunctions of atoms", path)
+            out.append(op)
+        return out
+    raise GenplanError(f"unsupported goal {goal!r}: only conjunctions of atoms", path)
+
+
+def _atom(pred: Predicate) -> Atom:
+    return (str(pred.name).lower(), *(str(t.name).lower() for t in pred.terms))
+
+
+def parse_problem(path: str | Path, domain: DomainInfo) -> Task:
+    """Parse a problem file; every failure names the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError("problem file not found", path)
+    try:
+        prob: _PProblem = pddl.parse_problem(str(path))
+    except Exception as exc:
+        raise GenplanError(f"malformed PDDL problem: {_first_line(exc)}", path) from None
+    if prob.domain_name is not None and str(prob.domain_name) != domain.name:
+        raise GenplanError(
+            f"problem is for domain {prob.domain_name!r}, not {domain.name!r} ({domain.path})", path
+        )
+    init_atoms = [_atom(a) for a in prob.init if isinstance(a, Predicate)]
+    if len(init_atoms) != len(prob.init):
+        raise GenplanError("unsupported initial state: only atoms are allowed", path)
+    goal = [_atom(a) for a in _goal_atoms(prob.goal, path)]
+    for atom in [*init_atoms, *goal]:
+        if atom[0] not in domain.predicates:
+            raise GenplanError(f"unknown predicate {atom[0]!r} in {atom_to_str(atom)}", path)
+        if len(atom) - 1 != domain.predicates[atom[0]]:
+            raise GenplanError(f"wrong number of arguments in {atom_to_str(atom)}", path)
+    objects = tuple(sorted(str(o.name).lower() for o in prob.objects))
+    known = set(objects)
+    for atom in [*init_atoms, *goal]:
+        missing = [o for o in atom[1:] if o not in known]
+        if missing:
+            raise GenplanError(f"undeclared object {missing[0]!r} in {atom_to_str(atom)}", path)
+    fluent = frozenset(a for a in init_atoms if a[0] in domain.fluent_predicates)
+    statics = frozenset(a for a in init_atoms if a[0] not in domain.fluent_predicates)
+    return Task(str(prob.name), domain.name, path, objects, fluent, statics, frozenset(goal))
+
+
+def problem_to_pddl(
+    name: str,
+    domain_name: str,
+    objects: list[str] | tuple[str, ...],
+    init: list[Atom] | frozenset,
+    goal: list[Atom] | frozenset,
+) -> str:
+    """PDDL text of a STRIPS problem (formatted by the `pddl` library)."""
+    consts = {o: Constant(o) for o in objects}
+
+    def pred(atom: Atom) -> Predicate:
+        return Predicate(atom[0], *(consts[o] for o in atom[1:]))
+
+    goal_atoms = [pred(a) for a in goal]
+    problem = _PProblem(
+        name,
+        domain_name=domain_name,
+        objects=list(consts.values()),
+        init={pred(a) for a in init},
+        goal=And(*goal_atoms) if len(goal_atoms) != 1 else goal_atoms[0],
+    )
+    return problem_to_string(problem) + "\n"
+
+
+def read_plan(path: str | Path) -> list[Action]:
+    """Read a plan file (one ``(action args)`` a line, ``;`` comments)."""
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError("plan file not found", path)
+    actions = []
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.split(";", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            actions.append(str_to_atom(line))
+        except ValueError as exc:
+            raise GenplanError(f"line {lineno}: {exc}", path) from None
+    return actions
+
+
+def plan_to_text(actions: list[Action]) -> str:
+    lines = [atom_to_str(a) for a in actions]
+    lines.append(f"; cost = {len(actions)} (unit cost)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,123 @@
+"""Stage 4: full expansion of training problems with pymimir: every reachable state, its optimal
+goal distance h* (-1 for dead ends), and every transition, stored compactly as one `.npz` a problem:
+
+- `atoms` (str): the fluent atoms, `(pred a b)`; `actions` (str): the ground actions;
+- `state_ptr` (int64, n+1) and `state_atoms` (int32): state i is atoms[state_atoms[ptr[i]:ptr[i+1]]];
+- `h_star` (int32), `is_goal` (bool), `initial` (int);
+- `src`, `dst`, `action` (int32): the transitions;
+- `meta` (str): JSON with the problem, domain file, sizes and the format name.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+import pymimir as pm
+
+from genplan import atomic, manifest
+from genplan.errors import GenplanError
+from genplan.mimir import MimirTask
+from genplan.pddl_io import atom_to_str
+from genplan.progress import progress
+
+log = logging.getLogger("genplan")
+FORMAT = "genplan-statespace/1"
+SUMMARY_COLUMNS = ("problem", "states", "transitions", "goal_states", "dead_ends", "max_h_star", "h_star_init", "seconds")
+
+
+class StateSpaceTooLarge(GenplanError):
+    pass
+
+
+def expand(domain: Path, problem: Path, max_states: int) -> dict[str, np.ndarray]:
+    task = MimirTask(domain, problem)
+    space = pm.StateSpaceSampler.new(task.problem, max_states=int(max_states))
+    if space is None:
+        raise StateSpaceTooLarge(
+            f"the state space has more than {max_states} states (statespace.max_states in the "
+            "configuration): raise the limit or leave this problem out of the training split", problem)
+    states = space.get_states()
+    position = {s.get_index(): i for i, s in enumerate(states)}
+    atom_ids: dict[tuple, int] = {}
+    action_ids: dict[tuple, int] = {}
+    ptr = [0]
+    flat: list[int] = []
+    h_star = np.empty(len(states), dtype=np.int32)
+    is_goal = np.zeros(len(states), dtype=bool)
+    src: list[int] = []
+    dst: list[int] = []
+    act: list[int] = []
+    initial = -1
+    for i, s in enumerate(states):
+        ids = sorted(atom_ids.setdefault(a, len(atom_ids)) for a in task.fluents(s))
+        flat.extend(ids)
+        ptr.append(len(flat))
+        label = space.get_state_label(s)
+        h_star[i] = -1 if label.is_dead_end else label.steps_to_goal
+        is_goal[i] = label.is_goal
+        if label.is_initial:
+            initial = i
+        for ground_action, succ in space.get_forward_transitions(s):
+            src.append(i)
+            dst.append(position[succ.get_index()])
+            act.append(action_ids.setdefault(task.action(ground_action), len(action_ids)))
+    meta = {"format": FORMAT, "problem": Path(problem).stem, "problem_file": str(problem),
+            "domain_file": str(domain), "states": len(states), "transitions": len(src)}
+    return {
+        "atoms": np.array([atom_to_str(a) for a in atom_ids], dtype=str),
+        "actions": np.array(["(" + " ".join(a) + ")" for a in action_ids], dtype=str),
+        "state_ptr": np.array(ptr, dtype=np.int64),
+        "state_atoms": np.array(flat, dtype=np.int32),
+        "h_star": h_star, "is_goal": is_goal, "initial": np.array(initial),
+        "src": np.array(src, dtype=np.int32), "dst": np.array(dst, dtype=np.int32),
+        "action": np.array(act, dtype=np.int32), "meta": np.array(json.dumps(meta)),
+    }
+
+
+def summary(space: dict[str, np.ndarray]) -> dict:
+    h = space["h_star"]
+    alive = h[h >= 0]
+    return {
+        "states": len(h), "transitions": len(space["src"]), "goal_states": int(space["is_goal"].sum()),
+        "dead_ends": int((h < 0).sum()), "max_h_star": int(alive.max()) if len(alive) else -1,
+        "h_star_init": int(h[int(space["initial"])]),
+    }
+
+
+def statespaces_split(benchmark_dir: str | Path, split: str, max_states: int, out_dir: str | Path, out_table: str | Path) -> list[dict]:
+    benchmark_dir = Path(benchmark_dir)
+    domain = benchmark_dir / "domain.pddl"
+    rows = manifest.read(benchmark_dir, split)
+    table = []
+    with atomic.output_dir(out_dir) as tmp:
+        for row in progress(rows, total=len(rows), desc=f"state spaces {split}"):
+            start = time.perf_counter()
+            space = expand(domain, row["path"], max_states)
+            np.savez_compressed(Path(tmp) / f"{row['problem']}.npz", **space)
+            table.append({"problem": row["problem"], **summary(space), "seconds": f"{time.perf_counter() - start:.2f}"})
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(table)
+        atomic.write_text(out_table, buf.getvalue())
+    log.info("%s: %d state spaces, %d states in all", split, len(table), sum(r["states"] for r in table))
+    return table
+
+
+def load(path: str | Path) -> dict[str, np.ndarray]:
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            space = {k: data[k] for k in data.files}
+        meta = json.loads(str(space["meta"]))
+    except Exception as exc:
+        raise GenplanError(f"not a state-space file: {exc}", path) from None
+    if meta.get("format") != FORMAT:
+        raise GenplanError(f"unknown state-space format {meta.get('format')!r}", path)
+    return space

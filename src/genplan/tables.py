@@ -1,0 +1,38 @@
+"""Writing tables: long CSV plus a Markdown rendering (no numbers are computed here)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from genplan import atomic
+
+
+def write_csv(path: str | Path, rows: list[dict], columns: list[str]) -> None:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic.write_text(path, buf.getvalue())
+
+
+def markdown(rows: list[dict], columns: list[str], headers: list[str] | None = None) -> str:
+    headers = headers or columns
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join(str(r.get(c, "")) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def compress_ints(values) -> str:
+    """`1, 3-5, 8` for a set of integers."""
+    vals = sorted(set(int(v) for v in values))
+    parts, i = [], 0
+    while i < len(vals):
+        j = i
+        while j + 1 < len(vals) and vals[j + 1] == vals[j] + 1:
+            j += 1
+        parts.append(str(vals[i]) if i == j else f"{vals[i]}-{vals[j]}")
+        i = j + 1
+    return ", ".join(parts)

@@ -1,0 +1,83 @@
+"""Real VAL (`Validate -v`) at the edge: a verdict, the failing step, and the state sequence."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genplan.errors import GenplanError
+from genplan.pddl_io import Atom, str_to_atom
+from genplan.tools import val_bin_dir, val_env
+
+_HAPPENING = re.compile(r"^Checking next happening \(time (\d+)\)")
+_EFFECT = re.compile(r"^(Deleting|Adding) (\(.*\))\s*$")
+
+
+@dataclass
+class ValResult:
+    valid: bool
+    plan_length: int | None
+    message: str  # VAL's reason when invalid, "Plan valid" otherwise
+    failed_step: int | None = None  # 1-based step VAL stopped at
+    # per step: (deleted atoms, added atoms), in VAL's order
+    effects: list[tuple[list[Atom], list[Atom]]] = field(default_factory=list)
+    output: str = ""
+
+
+def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300) -> ValResult:
+    for path in (domain, problem, plan):
+        if not Path(path).is_file():
+            raise GenplanError("file not found", path)
+    cmd = [str(val_bin_dir() / "Validate"), "-v", str(domain), str(problem), str(plan)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=val_env(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GenplanError(f"VAL did not finish within {timeout} s", plan) from None
+    return parse_val_output(proc.stdout + proc.stderr)
+
+
+def parse_val_output(out: str) -> ValResult:
+    lines = out.splitlines()
+    effects: list[tuple[list[Atom], list[Atom]]] = []
+    step = 0
+    for line in lines:
+        line = line.strip()
+        m = _HAPPENING.match(line)
+        if m:
+            step = int(m.group(1))
+            continue
+        m = _EFFECT.match(line)
+        if m and step:
+            while len(effects) < step:
+                effects.append(([], []))
+            dels, adds = effects[step - 1]
+            (dels if m.group(1) == "Deleting" else adds).append(str_to_atom(m.group(2)))
+    valid = any(line.strip() == "Plan valid" for line in lines)
+    size = next((int(l.split(":")[1]) for l in lines if l.startswith("Plan size:")), None)
+    if valid:
+        return ValResult(True, size, "Plan valid", None, effects, out)
+    reason = _failure_reason(lines)
+    failed_step = step if "precondition" in reason else None
+    return ValResult(False, size, reason, failed_step, effects, out)
+
+
+def _failure_reason(lines: list[str]) -> str:
+    keys = (
+        "Plan failed because of unsatisfied precondition",
+        "Goal not satisfied",
+        "Bad plan file",
+        "Bad operator in plan",
+        "No matching action defined",
+        "Error",
+        "Plan failed to execute",
+    )
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if any(text.startswith(k) for k in keys):
+            if text.endswith("in:") and i + 1 < len(lines):
+                return f"{text} {lines[i + 1].strip()}"
+            return text
+    tail = [l.strip() for l in lines if l.strip()]
+    return tail[-1] if tail else "VAL printed nothing"
