@@ -28,7 +28,11 @@ CONFIGS = {
 
 # Fast Downward driver exit codes (driver/returncodes.py).
 _UNSOLVABLE = {10, 11}
-_RESOURCE = {22: "out of memory", 23: "out of time", 24: "out of time and memory"}
+_RESOURCE = {
+    20: "translator out of memory", 21: "translator out of time",
+    22: "out of memory", 23: "out of time", 24: "out of time and memory",
+    -24: "killed by the CPU time limit (SIGXCPU)", 232: "killed by the CPU time limit (SIGXCPU)",
+}
 _UNSOLVED_INCOMPLETE = 12
 
 

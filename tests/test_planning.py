@@ -1,0 +1,94 @@
+"""Fast Downward and VAL for real: statuses, fallback, VAL verdicts, the plan stage's table."""
+
+import shutil
+
+import pytest
+
+from conftest import run_cli
+from genplan import val
+from genplan.domains import domain_file
+from genplan.generators import generate_size
+from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
+from genplan.planner import plan_with_fallback, run_fast_downward
+from genplan.planning import best_known_lengths, plan_split, read_table
+from genplan.problems import generate_benchmark
+
+BLOCKS = domain_file("blocks")
+
+
+def _write_problem(path, domain, objects, init, goal):
+    path.write_text(problem_to_pddl(path.stem, parse_domain(domain_file(domain)).name, objects, init, goal))
+    return path
+
+
+def test_astar_finds_an_optimal_plan_that_val_accepts(paper_splits, tmp_path):
+    problem = paper_splits / "blocks" / "train" / "probBLOCKS-4-0.pddl"
+    res = run_fast_downward(BLOCKS, problem, "astar_lmcut", 30, 2048)
+    assert res.status == "optimal" and len(res.plan) == 6
+    plan = tmp_path / "p.plan"
+    plan.write_text(plan_to_text(res.plan))
+    verdict = val.validate(BLOCKS, problem, plan)
+    assert verdict.valid and verdict.plan_length == 6 and len(verdict.effects) == 6
+
+
+def test_val_names_the_failing_step(paper_splits, tmp_path):
+    problem = paper_splits / "blocks" / "train" / "probBLOCKS-4-0.pddl"
+    bad = tmp_path / "bad.plan"
+    bad.write_text("(pick-up b)\n(stack b a)\n(stack c b)\n")
+    res = val.validate(BLOCKS, problem, bad)
+    assert not res.valid and res.failed_step == 3 and "(stack c b)" in res.message
+    short = tmp_path / "short.plan"
+    short.write_text("(pick-up b)\n")
+    res = val.validate(BLOCKS, problem, short)
+    assert not res.valid and "Goal not satisfied" in res.message
+    # the hand-checking command: exit 0 only for a valid plan
+    out = run_cli("validate", BLOCKS, problem, bad)
+    assert out.returncode == 1 and "step 3" in out.stdout
+    good = tmp_path / "good.plan"
+    good.write_text("(pick-up b)\n(stack b a)\n(pick-up c)\n(stack c b)\n(pick-up d)\n(stack d c)\n")
+    assert run_cli("validate", BLOCKS, problem, good).returncode == 0
+    missing = run_cli("validate", BLOCKS, problem, tmp_path / "none.plan")
+    assert missing.returncode == 1 and "none.plan" in missing.stderr
+
+
+def test_unsolvable_problem_is_recorded(tmp_path):
+    # a ball can never be `at` a gripper: Fast Downward proves the task unsolvable
+    init = [("room", "rooma"), ("ball", "ball1"), ("gripper", "left"), ("at-robby", "rooma"), ("free", "left"), ("at", "ball1", "rooma")]
+    problem = _write_problem(tmp_path / "unsolvable.pddl", "gripper", ["rooma", "ball1", "left"], init, [("at", "ball1", "left")])
+    results = plan_with_fallback(domain_file("gripper"), problem, {"time_limit": 20}, {"time_limit": 20}, 2048)
+    assert [r.status for r in results] == ["unsolvable"]
+
+
+def test_timeout_falls_back_to_gbfs(tmp_path):
+    import random
+
+    prob = generate_size("blocks", 14, random.Random(3))
+    problem = _write_problem(tmp_path / "big.pddl", "blocks", prob.objects, prob.init, prob.goal)
+    results = plan_with_fallback(BLOCKS, problem, {"time_limit": 1}, {"time_limit": 60}, 2048)
+    assert results[0].config == "astar_lmcut" and results[0].status == "timeout"
+    assert results[1].config == "gbfs_ff" and results[1].status == "satisficing" and results[1].plan
+
+
+def test_planner_crash_is_an_error_status(tmp_path):
+    bad = tmp_path / "bad.pddl"
+    bad.write_text("(define (problem p) (:domain blocks) (:objects a) (:init (clear a) (:goal (clear a)))")
+    res = run_fast_downward(BLOCKS, bad, "astar_lmcut", 20, 2048)
+    assert res.status == "error" and res.reason.startswith("exit")
+
+
+def test_plan_split_writes_plans_and_table(tmp_path):
+    bench = tmp_path / "bench"
+    cfg = {"sizes": {"train": [3, 4]}, "per_size": {"train": 2}}
+    generate_benchmark("blocks", cfg, 0, bench)
+    params = {"threads": 2, "memory_limit_mb": 2048, "optimal": {"time_limit": 20},
+              "fallback": {"time_limit": 20}, "lama": {"time_limit": 20}}
+    plan_split(bench, "train", params, tmp_path / "plans", tmp_path / "plans.csv")
+    table = read_table(tmp_path / "plans.csv")
+    assert {r["config"] for r in table} == {"astar_lmcut", "lama_first"}
+    assert all(r["valid"] == "yes" for r in table)
+    best = best_known_lengths(table)
+    for r in table:
+        if r["config"] == "astar_lmcut":
+            assert int(r["plan_length"]) == best[r["problem"]]  # A* is optimal
+            assert (tmp_path / "plans" / f"{r['problem']}.plan").is_file()
+    assert not list(tmp_path.glob(".*tmp-*")), "no temporary files left behind"
