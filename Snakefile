@@ -15,6 +15,9 @@ include: "workflow/rules/plans.smk"
 include: "workflow/rules/trajectories.smk"
 include: "workflow/rules/statespaces.smk"
 include: "workflow/rules/stats.smk"
+include: "workflow/rules/training.smk"
+include: "workflow/rules/evaluation.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

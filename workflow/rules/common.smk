@@ -67,8 +67,85 @@ def stats_args(wildcards):
     return " ".join(args)
 
 
+def transition_params(wildcards):
+    """A training job's parameters (JSON): its encoding's and its learner's config sections."""
+    t = config["transition"]
+    encoding, learner, _ = wildcards.model.split("_")
+    params = {"encoder": t.get(encoding) or {}, "learner": t[learner], "device": t["device"], "threads": t["threads"]}
+    return json.dumps(params, sort_keys=True)
+
+
+def training_outputs():
+    """Checkpoint, training log and summary of every configured (benchmark, domain, model, seed)."""
+    t = config.get("transition")
+    if not t:
+        return []
+    return [
+        f"results/models/{b}/{d}/{m}/seed{s}/{f}"
+        for b in config["benchmarks"]
+        for d in config["domains"]
+        for m in t["models"]
+        for s in t["seeds"]
+        for f in ("model.ckpt", "training.csv", "summary.json")
+    ]
+
+
 def all_outputs():
-    return data_outputs() + [
+    return data_outputs() + training_outputs() + state_centric_outputs() + [
         "results/tables/dataset-statistics.csv",
         "results/tables/dataset-statistics.md",
     ]
+
+
+# --- State-centric decoding, evaluation and report (workflow/rules/evaluation.smk, report.smk) ---
+
+
+def state_centric_jobs():
+    """(model, seed) pairs of the trained transition models that the evaluation decodes: the
+    `transition` section's models and seeds (none when the configuration trains no model)."""
+    t = config.get("transition") or {}
+    return [(m, s) for m in t.get("models", []) for s in t.get("seeds", [])]
+
+
+def decode_params(wildcards):
+    return json.dumps({**config["decode"], "beam_mode": wildcards.beam_mode}, sort_keys=True)
+
+
+def evaluation_resource(name, default):
+    return (config.get("evaluation") or {}).get(name, default)
+
+
+def state_centric_evaluations():
+    if "decode" not in config or "evaluation" not in config:
+        return []
+    return [
+        f"results/evaluation/{b}/{d}/{m}/seed{s}/{split}.{beam}.csv"
+        for b in config["benchmarks"]
+        for d in config["domains"]
+        for m, s in state_centric_jobs()
+        for split in config["evaluation"]["splits"]
+        for beam in config["decode"]["beam_modes"]
+    ]
+
+
+def state_centric_report_inputs(wildcards):
+    out = state_centric_evaluations()
+    for b in config["benchmarks"]:
+        for d in config["domains"]:
+            out += [f"results/plans/{b}/{d}/{s}.csv" for s in ("validation", "interpolation", "extrapolation")]
+            out += [f"results/models/{b}/{d}/{m}/seed{s}/summary.json" for m, s in state_centric_jobs()]
+    return out
+
+
+def state_centric_report_outputs():
+    stem = "results/tables/state-centric"
+    out = [f"{stem}-table{n}.{ext}" for n in (1, 3) for ext in ("md", "tex", "csv")]
+    out += [f"{stem}-quality.{ext}" for ext in ("md", "csv")]
+    out += [f"results/figures/state-centric-figure{n}.{ext}" for n in (2, 3, 4) for ext in ("png", "pdf")]
+    return out
+
+
+def state_centric_outputs():
+    """Every evaluation CSV and the state-centric tables and figures (nothing without models)."""
+    evals = state_centric_evaluations()
+    return evals + state_centric_report_outputs() if evals else []

@@ -1,0 +1,103 @@
+"""wlplan at the edge: the package's atoms (tuples of strings) to wlplan Atoms, States and
+Problems, and feature generators to and from text.
+
+Conversions are cached per problem: converting atoms costs as much as embedding otherwise
+(notes/state-centric-reference.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from wlplan.feature_generator import Features, init_feature_generator, load_feature_generator
+from wlplan.planning import Atom, Domain, Predicate, Problem, Schema, State
+from wlplan.planning import parse_domain as _wl_parse_domain
+
+from genplan.errors import GenplanError
+from genplan.pddl_io import atom_to_str
+
+
+def load_domain(domain_file: str | Path) -> Domain:
+    """The wlplan domain of a PDDL file, static predicates kept (they are in every state)."""
+    try:
+        return _wl_parse_domain(str(domain_file), keep_statics=True)
+    except Exception as exc:  # the pddl library raises its own errors
+        raise GenplanError(f"wlplan cannot read the domain: {str(exc).splitlines()[0][:300]}", domain_file) from None
+
+
+def domain_from_saved(text: str) -> Domain:
+    """The wlplan domain stored in a saved feature generator (predicates in the saved order)."""
+    d = json.loads(text)["domain"]
+    return Domain(
+        name=d["name"],
+        predicates=[Predicate(name=n, arity=int(a)) for n, a in d["predicates"]],
+        functions=[],
+        schemata=[Schema(name=n, arity=int(a)) for n, a in d["schemata"]],
+        constant_objects=list(d["constant_objects"]),
+    )
+
+
+def new_generator(domain: Domain, iterations: int, multiset_hash: bool) -> Features:
+    return init_feature_generator("wl", domain, graph_representation="ilg", iterations=iterations,
+                                  pruning="none", multiset_hash=multiset_hash)
+
+
+def collect(fg: Features, dataset) -> None:
+    """`fg.collect(dataset)` without wlplan's progress lines on standard output (written by its
+    C++ code, hence redirected at the file-descriptor level)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            fg.collect(dataset)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def generator_to_text(fg: Features) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "wl.json")
+        fg.save(path)
+        return Path(path).read_text()
+
+
+def generator_from_text(text: str) -> Features:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "wl.json")
+        Path(path).write_text(text)
+        return load_feature_generator(path, quiet=True)
+
+
+class ProblemConverter:
+    """Converts the atoms of one problem to wlplan, caching each atom's conversion."""
+
+    def __init__(self, domain: Domain, objects, statics, goal, source=None):
+        self._predicates = {p.name: p for p in domain.predicates}
+        self._cache: dict[tuple, Atom] = {}
+        self._source = source
+        self._statics = [self.atom(a) for a in sorted(statics)]
+        self.goal_atoms = [self.atom(a) for a in sorted(goal)]
+        self.problem = Problem(domain, sorted(objects), self.goal_atoms, [])
+
+    def atom(self, atom: tuple) -> Atom:
+        wl = self._cache.get(atom)
+        if wl is None:
+            pred = self._predicates.get(atom[0])
+            if pred is None or pred.arity != len(atom) - 1:
+                raise GenplanError(f"atom {atom_to_str(atom)} does not fit the domain's predicates", self._source)
+            wl = Atom(predicate=pred, objects=list(atom[1:]))
+            self._cache[atom] = wl
+        return wl
+
+    def state(self, fluents) -> State:
+        """A wlplan state: the fluent atoms plus the problem's static atoms."""
+        return State(self._statics + [self.atom(a) for a in sorted(fluents)])
+
+    def goal_state(self) -> State:
+        """The state made of the positive goal atoms only (as the reference)."""
+        return State(list(self.goal_atoms))

@@ -1,0 +1,158 @@
+"""One training job: (model, domain, seed) -> checkpoint, training log (CSV) and summary (JSON).
+
+The encoder is fitted on the training split (FSF: training and validation, whose problems must
+fit its slots); the test splits are never read here. The validation split selects the epoch (LSTM)
+or the boosting round (XGBoost). An LSTM job killed mid-way resumes from `<out>.partial` when
+rerun with the same inputs and parameters; a partial state of another job is refused."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import random
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from genplan import atomic
+from genplan.errors import GenplanError
+from genplan.features import make_encoder
+from genplan.models import lstm, xgb
+from genplan.models.data import count_transitions, embed_trajectories, transition_rows
+from genplan.models.transition import FORMAT, VERSION, parse_model_name, save_checkpoint
+from genplan.pddl_io import parse_domain
+from genplan.trajectories import load as load_trajectories
+
+log = logging.getLogger("genplan")
+
+
+def choose_device(requested: str = "auto") -> str:
+    if requested not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"Unknown value {requested=}. Must be from ['auto', 'cpu', 'cuda']")
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return requested
+
+
+def _options(cls, values: dict, what: str):
+    unknown = sorted(set(values) - set(cls.__dataclass_fields__))
+    if unknown:
+        raise GenplanError(f"unknown {what} parameters {unknown}; known: {sorted(cls.__dataclass_fields__)}")
+    return cls(**values)
+
+
+def _records(path: Path) -> tuple[list[dict], Path]:
+    """Every trajectory record (one-state trajectories too: their states enter the WL vocabulary,
+    as in the reference) and the domain file; at least one record must have a transition."""
+    doc = load_trajectories(path)
+    records = doc["problems"]
+    if not any(len(r["states"]) > 1 for r in records):
+        raise GenplanError("no trajectory with at least one transition", path)
+    return records, Path(doc["domain_file"])
+
+
+def _sha(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    atomic.write_text(path, buf.getvalue())
+
+
+def _read_partial(path: Path, job: dict) -> dict | None:
+    if not path.is_file():
+        return None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several kinds for damaged files
+        raise GenplanError(f"corrupt partial training state ({type(exc).__name__}); delete it to start afresh", path) from None
+    if not isinstance(state, dict) or state.get("job") != job:
+        raise GenplanError("partial training state of another job (model, domain, seed, parameters or "
+                           "data differ); delete it to start afresh", path)
+    return state
+
+
+def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str | Path, params: dict,
+                seed: int, out: str | Path, log_csv: str | Path | None = None,
+                summary_json: str | Path | None = None, on_epoch=None) -> dict:
+    """Train one model and write its outputs atomically; returns the summary.
+    params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}."""
+    start = time.perf_counter()
+    encoding, learner, mode = parse_model_name(model)
+    unknown = sorted(set(params) - {"encoder", "learner", "device", "threads"})
+    if unknown:
+        raise GenplanError(f"unknown training parameters {unknown}")
+    out = Path(out)
+    train_records, domain_file = _records(Path(train_traj))
+    val_records, val_domain_file = _records(Path(val_traj))
+    if parse_domain(domain_file).name != parse_domain(val_domain_file).name:
+        raise GenplanError(f"validation data of another domain than the training data ({domain_file})", val_traj)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    threads = int(params.get("threads", 1))
+    torch.set_num_threads(threads)
+    device = choose_device(params.get("device", "auto"))
+
+    encoder = make_encoder(encoding, domain_file, **params.get("encoder", {}))
+    encoder.fit(train_records + val_records if encoder.fit_on_validation else train_records)
+    train, val = embed_trajectories(encoder, train_records), embed_trajectories(encoder, val_records)
+    enc_dict = encoder.to_dict()
+    job = {"model": model, "domain": domain, "seed": seed, "params": params, "encoder": _sha(enc_dict)}
+    ckpt = {"format": FORMAT, "version": VERSION, "name": model, "domain": domain,
+            "pddl_domain": parse_domain(domain_file).name, "encoding": encoding, "learner": learner,
+            "mode": mode, "seed": seed, "dim": encoder.dim, "encoder": enc_dict}
+    summary = {"model": model, "domain": domain, "seed": seed, "encoding": encoding, "learner": learner,
+               "mode": mode, "device": device, "feature_dim": encoder.dim,
+               "train_problems": len(train), "train_transitions": count_transitions(train),
+               "val_problems": len(val), "val_transitions": count_transitions(val)}
+    log.info("%s %s seed %d: D = %d, %d training transitions, device %s", model, domain, seed,
+             encoder.dim, summary["train_transitions"], device)
+
+    if learner == "lstm":
+        opts = _options(lstm.LSTMTraining, params.get("learner", {}), "LSTM")
+        net = lstm.TransitionLSTM(lstm.LSTMConfig(dim=encoder.dim, mode=mode))
+        partial = out.with_name(out.name + ".partial")
+        state = lstm.train_lstm(net, train, val, opts, seed, device, partial, job,
+                                resume=_read_partial(partial, job), on_epoch=on_epoch)
+        ckpt.update(config={"network": asdict(net.cfg), "training": asdict(opts), "params": params},
+                    weights={k: v.cpu() for k, v in state["best_weights"].items()},
+                    training={k: state[k] for k in ("epoch", "best_epoch", "best_val_loss", "optimizer")})
+        summary.update(lstm_parameters=lstm.parameter_count(net), epochs=state["epoch"],
+                       best_epoch=state["best_epoch"], best_val_loss=state["best_val_loss"],
+                       resumed_from_epoch=state["resumed_from"], train_time_s=state["train_time_s"])
+        header, history = ["epoch", "train_loss", "val_loss"], state["history"]
+    else:
+        opts = _options(xgb.XGBTraining, params.get("learner", {}), "XGBoost")
+        X, y = transition_rows(train, mode)
+        Xv, yv = transition_rows(val, mode)
+        booster, rec = xgb.train_xgb(X, y, Xv, yv, opts, seed, device, threads)
+        ckpt.update(config={"training": asdict(opts), "params": params}, weights=xgb.booster_to_bytes(booster),
+                    training={k: rec[k] for k in ("rounds", "best_iteration", "best_val_loss")})
+        stats = xgb.tree_stats(booster)
+        summary.update(xgb_trees=stats["trees"], xgb_nodes=stats["nodes"], rounds=rec["rounds"],
+                       best_iteration=rec["best_iteration"], best_val_loss=rec["best_val_loss"],
+                       train_time_s=rec["train_time_s"])
+        header, history = ["round", "train_rmse", "val_rmse"], rec["history"]
+        partial = None
+
+    summary["job_time_s"] = time.perf_counter() - start
+    ckpt["summary"] = summary
+    save_checkpoint(out, ckpt)
+    if log_csv:
+        _write_csv(Path(log_csv), header, history)
+    if summary_json:
+        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
+    if partial is not None:
+        partial.unlink(missing_ok=True)
+    return summary

@@ -1,0 +1,67 @@
+"""Reading the pipeline's result files for the reports (nothing is computed from code constants).
+
+- evaluation CSVs: results/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<beam_mode>.csv
+- plans tables:    results/plans/<benchmark>/<domain>/<split>.csv
+- training summaries: results/models/<benchmark>/<domain>/<model>/seed<seed>/*.json (`feature_dim` ...)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from genplan import planning
+from genplan.errors import GenplanError
+from genplan.evaluation import read_evaluation
+
+SPLITS = ("validation", "interpolation", "extrapolation")
+
+
+def evaluation_rows(results: Path) -> list[dict]:
+    """Every row of every evaluation CSV under `results`, each with `system` (encoding_learner)."""
+    rows = []
+    for path in sorted((results / "evaluation").glob("*/*/*/seed*/*.csv")):
+        for r in read_evaluation(path):
+            r["system"] = f"{r['encoding']}_{r['learner']}"
+            r["source"] = str(path)
+            rows.append(r)
+    return rows
+
+
+def plans_tables(results: Path) -> dict[tuple[str, str, str], list[dict]]:
+    """(benchmark, domain, split) -> the split's plans table rows."""
+    out = {}
+    for path in sorted((results / "plans").glob("*/*/*.csv")):
+        if path.stem in SPLITS:
+            out[(path.parent.parent.name, path.parent.name, path.stem)] = planning.read_table(path)
+    return out
+
+
+def training_summaries(results: Path) -> list[dict]:
+    """Every training summary JSON, with benchmark, domain, model and seed from its path."""
+    out = []
+    for path in sorted((results / "models").glob("*/*/*/seed*/*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise GenplanError(f"not JSON: {exc}", path) from None
+        if not isinstance(data, dict) or "feature_dim" not in data:
+            continue  # not a training summary
+        seed_dir, model_dir = path.parent, path.parent.parent
+        data.setdefault("model", model_dir.name)
+        out.append({**data, "benchmark": model_dir.parent.parent.name, "domain": model_dir.parent.name,
+                    "seed": seed_dir.name.removeprefix("seed"), "source": str(path)})
+    return out
+
+
+def summary_value(summary: dict, *names: str):
+    """The first of `names` found in a summary (top level or one level down), else None."""
+    for name in names:
+        if name in summary:
+            return summary[name]
+    for value in summary.values():
+        if isinstance(value, dict):
+            for name in names:
+                if name in value:
+                    return value[name]
+    return None

@@ -1,0 +1,74 @@
+"""Coverage bar charts (state-centric Figures 2-4: one split each), from Table 1's rows only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from genplan import atomic  # noqa: E402
+from genplan.domains import DOMAINS  # noqa: E402
+
+TITLES = {"validation": "validation split (selected the checkpoints)", "interpolation": "interpolation split",
+          "extrapolation": "extrapolation split"}
+
+
+def _f(value):
+    return np.nan if value in ("", None) else float(value)
+
+
+def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tuple[str, str]], published) -> list[Path]:
+    """One panel per (benchmark, domain): Fast Downward and the learned systems, bars for the
+    published number (`published(domain, split, system, variant)` -> (mean, std) or None) and ours
+    with each beam decoder (error bars: std over seeds; Fast Downward has one run, no beam)."""
+    sel = [r for r in rows if r["split"] == split]
+    panels = sorted({(r["benchmark"], r["domain"]) for r in sel}, key=lambda p: (p[0], _rank(p[1])))
+    labels = ["FD"] + [f"{s}\n{m}" for s, m in systems]
+    keys = [("fast_downward", "astar_lmcut")] + list(systems)
+    series = [("published", None), ("ours, reference beam (FD: our run)", "reference"), ("ours, pooled beam", "pooled")]
+    fig, axes = plt.subplots(max(1, len(panels)), 1, figsize=(12, 2.6 * max(1, len(panels))), squeeze=False)
+    width = 0.27
+    x = np.arange(len(keys))
+    for ax, (bench, dom) in zip(axes[:, 0], panels):
+        index = {(r["system"], r["variant"], r["beam_mode"]): r for r in sel if (r["benchmark"], r["domain"]) == (bench, dom)}
+        for i, (name, beam) in enumerate(series):
+            means, stds = [], []
+            for system, variant in keys:
+                if beam is None:
+                    p = published(dom, split, system, variant)
+                    means.append(p[0] if p else np.nan)
+                    stds.append(p[1] if p and p[1] is not None else np.nan)
+                else:
+                    fd = system == "fast_downward"
+                    r = None if fd and beam == "pooled" else index.get((system, variant, "" if fd else beam))
+                    means.append(_f(r["ours_mean"]) if r else np.nan)
+                    stds.append(_f(r["ours_std"]) if r else np.nan)
+            ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, yerr=np.nan_to_num(stds), label=name,
+                   color=("0.6", "tab:blue", "tab:orange")[i], capsize=2)
+        ax.set_title(f"{dom} ({bench})", fontsize=9)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("coverage")
+        ax.set_xticks(x, labels, fontsize=7)
+    if not panels:
+        axes[0, 0].text(0.5, 0.5, f"no results for the {split} split yet", ha="center", va="center")
+        axes[0, 0].set_axis_off()
+    else:
+        axes[0, 0].legend(fontsize=7, ncol=3, loc="upper right")
+    fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)}", fontsize=10)
+    fig.tight_layout()
+    written = []
+    for ext in ("png", "pdf"):
+        path = stem.with_suffix(f".{ext}")
+        with atomic.output_file(path) as tmp:
+            fig.savefig(tmp, format=ext, dpi=150)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def _rank(domain: str) -> int:
+    return DOMAINS.index(domain) if domain in DOMAINS else len(DOMAINS)

@@ -1,0 +1,221 @@
+"""The state-centric paper's Table 1 (coverage), Table 3 (model sizes), Figures 2-4 (coverage on
+the validation, interpolation and extrapolation splits, appendix C.1) and our quality table
+(plan length against the best-known length, time per problem), with the published numbers beside.
+
+Table 1 is reported for both beam modes: `reference` (the paper's decoder, defect 1 included) and
+`pooled` (ours); `variant` is the prediction mode as published, `beam_mode` says which decoder.
+The validation split selected the checkpoints, so it is reported apart from the test splits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from genplan import atomic, tables
+from genplan.domains import DOMAINS
+from genplan.planning import best_known_lengths
+from genplan.report import aggregate, collect, figures, render
+from genplan.report.published import Published
+
+PAPER = "state-centric-icaps26"
+NAME = "state-centric"
+# Column order of the paper's Table 1 (names, not numbers).
+SYSTEMS = [(f"{e}_{l}", m) for e in ("wl", "fsf") for l in ("lstm", "xgb") for m in ("state", "delta")]
+BEAM_MODES = ("reference", "pooled")
+TEST_SPLITS = ("interpolation", "extrapolation")
+COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
+           "n_problems", "published_mean", "published_std", "beam_mode", "role"]
+
+
+def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
+    pub = Published.load(PAPER, published_path)
+    evals = collect.evaluation_rows(results)
+    plans = collect.plans_tables(results)
+    t1 = table1_rows(evals, plans, pub)
+    written = _write(out_dir / "tables" / f"{NAME}-table1", t1, COLUMNS, table1_grids(t1, pub), "Table 1")
+    t3 = table3_rows(collect.training_summaries(results), pub)
+    written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
+                      table3_grids(t3), "Table 3")
+    q_rows = quality_rows(evals, plans)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, QUALITY_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality_md(q_rows))
+    written += [out_dir / "tables" / f"{NAME}-quality.{s}" for s in ("csv", "md")]
+    for number, split in ((2, "validation"), (3, "interpolation"), (4, "extrapolation")):
+        written += figures.coverage_figure(t1, split, out_dir / "figures" / f"{NAME}-figure{number}", SYSTEMS,
+                                           lambda d, sp, sy, v: pub.get("1", d, sp, sy, v, "coverage"))
+    return written
+
+
+def _write_md(path: Path, text: str) -> None:
+    atomic.write_text(path, text)
+
+
+def _write(stem: Path, rows, columns, grids, title) -> list[Path]:
+    tables.write_csv(stem.with_suffix(".csv"), rows, columns)
+    md = [f"# State-centric {title}: ours beside the published numbers\n"]
+    tex = []
+    for caption, headers, body in grids:
+        md += [f"\n## {caption}\n\n", render.md(headers, body)]
+        tex.append(render.tex(headers, body, caption))
+    _write_md(stem.with_suffix(".md"), "".join(md))
+    _write_md(stem.with_suffix(".tex"), "\n".join(tex))
+    return [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
+
+
+def _order(values, preferred) -> list:
+    vals = set(values)
+    return [v for v in preferred if v in vals] + sorted(vals - set(preferred))
+
+
+def table1_rows(evals: list[dict], plans: dict, pub: Published) -> list[dict]:
+    rows = []
+    for (bench, dom, split), table in plans.items():
+        mean, n = aggregate.planner_coverage(table, "astar_lmcut")
+        p = pub.get("1", dom, split, "fast_downward", "astar_lmcut", "coverage")
+        rows.append(_row(bench, dom, split, "fast_downward", "astar_lmcut", mean, None, 1, n, p, ""))
+    for (bench, dom, split, system, mode, beam), c in aggregate.coverage(evals).items():
+        p = pub.get("1", dom, split, system, mode, "coverage")
+        rows.append(_row(bench, dom, split, system, mode, c["mean"], c["std"], c["n_seeds"], c["n_problems"], p, beam))
+    return rows
+
+
+def _row(bench, dom, split, system, variant, mean, std, n_seeds, n_problems, pub, beam, metric="coverage"):
+    return {"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": variant,
+            "metric": metric, "ours_mean": f"{mean:.4f}", "ours_std": "" if std is None else f"{std:.4f}", "n_seeds": n_seeds,
+            "n_problems": n_problems, "published_mean": "" if pub is None else pub[0],
+            "published_std": "" if pub is None or pub[1] is None else pub[1], "beam_mode": beam,
+            "role": "validation (checkpoint selection)" if split == "validation" else ("test" if split else "")}
+
+
+def _f(value):
+    return None if value in ("", None) else float(value)
+
+
+def _cell(row, pub, digits=2) -> str:
+    ours = "–" if row is None else render.mean_std(_f(row["ours_mean"]), _f(row["ours_std"]), digits)
+    return f"{ours} ({render.mean_std(pub[0], pub[1], digits) if pub else '–'})"
+
+
+def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
+    index = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"], r["beam_mode"]): r for r in rows}
+    headers = ["domain", "split", "FD A*+LM-cut"] + [f"{s} {m}" for s, m in SYSTEMS]
+    grids = []
+    for bench in sorted({r["benchmark"] for r in rows}):
+        beams = _order([r["beam_mode"] for r in rows if r["benchmark"] == bench and r["beam_mode"]], BEAM_MODES)
+        doms = _order([r["domain"] for r in rows if r["benchmark"] == bench], DOMAINS)
+        for beam in beams or [""]:
+            for splits, role in ((TEST_SPLITS, "test splits"), (("validation",), "validation split, reported apart: it selected the checkpoints")):
+                body = []
+                for dom in doms:
+                    for split in splits:
+                        fd = index.get((bench, dom, split, "fast_downward", "astar_lmcut", ""))
+                        cells = [_cell(fd, pub.get("1", dom, split, "fast_downward", "astar_lmcut", "coverage"))]
+                        cells += [_cell(index.get((bench, dom, split, s, m, beam)), pub.get("1", dom, split, s, m, "coverage"))
+                                  for s, m in SYSTEMS]
+                        if any(not c.startswith("– (–)") for c in cells):
+                            body.append([dom, split, *cells])
+                if body:
+                    caption = (f"Coverage, benchmark {bench}, {beam or 'no'} beam decoder, {role}: "
+                               "ours mean±std over seeds (published mean±std)")
+                    grids.append((caption, headers, body))
+    return grids
+
+
+def table3_rows(summaries: list[dict], pub: Published) -> list[dict]:
+    """Feature dimension per encoding, LSTM parameters and XGBoost tree nodes per model; mean over
+    seeds (and over models for a dimension)."""
+    for s in summaries:
+        s["encoding"], s["learner"], s["mode"] = (s["model"].split("_") + ["", "", ""])[:3]
+    rows = []
+    dims = ("feature_dim", "dim", "feature_dimension")
+    for (bench, dom, enc), ss in sorted(aggregate.group(summaries, ("benchmark", "domain", "encoding")).items()):
+        rows += _t3(bench, dom, enc, "", f"{enc}_dim", [collect.summary_value(s, *dims) for s in ss], pub)
+    sizes = {"lstm": ("parameters", ("lstm_parameters", "parameters")),
+             "xgb": ("tree_nodes", ("xgb_nodes", "xgb_tree_nodes", "tree_nodes"))}
+    for (bench, dom, model), ss in sorted(aggregate.group(summaries, ("benchmark", "domain", "model")).items()):
+        enc, learner, mode = ss[0]["encoding"], ss[0]["learner"], ss[0]["mode"]
+        if learner in sizes:
+            what, keys = sizes[learner]
+            rows += _t3(bench, dom, f"{enc}_{learner}", mode, f"{enc}_{learner}_{what}",
+                        [collect.summary_value(s, *keys) for s in ss], pub)
+    return rows
+
+
+def _t3(bench, dom, system, variant, metric, values, pub) -> list[dict]:
+    values = [float(v) for v in values if isinstance(v, (int, float))]
+    if not values:
+        return []
+    mean, std = aggregate.mean_std(values)
+    std = std if len(values) > 1 else None
+    sources = [("table 3", pub.get("3", dom, "", "", "", metric))]
+    if metric == "wl_dim":
+        sources.append(("appendix E.4", pub.get("E.4", dom, "", "wl", "", metric)))
+    rows = []
+    for source, p in sources:
+        row = _row(bench, dom, "", system, variant, mean, std, len(values), "", p, "", metric)
+        rows.append({**row, "published_source": source if p else "", "role": ""})
+    return rows
+
+
+def table3_grids(rows: list[dict]) -> list[tuple]:
+    headers = ["domain", "model", "metric", "ours mean±std over seeds", "published", "published in"]
+    body = [[r["domain"], "_".join(x for x in (r["system"], r["variant"]) if x), r["metric"],
+             render.mean_std(_f(r["ours_mean"]), _f(r["ours_std"]), 0),
+             render.num(_f(r["published_mean"]), 0), r["published_source"] or "–"] for r in rows]
+    out = []
+    for bench in sorted({r["benchmark"] for r in rows}):
+        sel = [b for b, r in zip(body, rows) if r["benchmark"] == bench]
+        out.append((f"Feature dimensions and model sizes, benchmark {bench}; the published LSTM count "
+                    "matches a 2x256 LSTM with the state-mode head, the XGBoost mode is not stated", headers, sel))
+    return out
+
+
+QUALITY_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "beam_mode", "n_seeds", "n_problems",
+                   "coverage", "mean_quality", "mean_length_ratio", "mean_time_s", "mean_steps", "mean_expansions"]
+
+
+def quality_rows(evals: list[dict], plans: dict) -> list[dict]:
+    """What the paper does not report: plan quality against the best-known length, and time."""
+    rows = []
+    for (bench, dom, split), table in plans.items():
+        best = best_known_lengths(table)
+        for config in ("astar_lmcut", "gbfs_ff", "lama_first"):
+            q = aggregate.planner_quality(table, config, best)
+            if q["n_problems"] and any(r["config"] == config for r in table):
+                rows.append({"benchmark": bench, "domain": dom, "split": split, "system": "fast_downward",
+                             "variant": config, "beam_mode": "", "n_seeds": 1, "n_problems": q["n_problems"],
+                             "coverage": f"{q['coverage']:.4f}", "mean_quality": _fmt(q["quality"]),
+                             "mean_length_ratio": _fmt(1 / q["quality"] if q["quality"] else None),
+                             "mean_time_s": _fmt(q["time"]), "mean_steps": "", "mean_expansions": ""})
+    for key, rs in aggregate.group(evals, aggregate.EVAL_KEY).items():
+        bench, dom, split, system, mode, beam = key
+        solved = [r for r in rs if r["solved"] == "yes"]
+        qual = [float(r["quality"]) for r in solved if r["quality"]]
+        ratio = [1 / q for q in qual if q > 0]
+        times = [float(r["time"]) for r in rs if r["time"]]
+        mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
+        rows.append({"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": mode,
+                     "beam_mode": beam, "n_seeds": len({r["seed"] for r in rs}),
+                     "n_problems": len({r["problem"] for r in rs}), "coverage": f"{len(solved) / len(rs):.4f}",
+                     "mean_quality": _fmt(mean(qual)), "mean_length_ratio": _fmt(mean(ratio)),
+                     "mean_time_s": _fmt(mean(times)), "mean_steps": _fmt(mean([float(r["steps"]) for r in rs])),
+                     "mean_expansions": _fmt(mean([float(r["expansions"]) for r in rs]))})
+    split_order = {s: i for i, s in enumerate(("validation", *TEST_SPLITS))}
+    rows.sort(key=lambda r: (r["benchmark"], r["domain"], split_order.get(r["split"], 9), r["system"], r["variant"], r["beam_mode"]))
+    return rows
+
+
+def _fmt(value) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def quality_md(rows: list[dict]) -> str:
+    headers = ["benchmark", "domain", "split", "system", "variant", "beam", "coverage", "quality",
+               "length / best", "time per problem (s)", "steps"]
+    body = [[r["benchmark"], r["domain"], r["split"], r["system"], r["variant"], r["beam_mode"] or "–",
+             render.num(_f(r["coverage"])), render.num(_f(r["mean_quality"])), render.num(_f(r["mean_length_ratio"])),
+             render.num(_f(r["mean_time_s"]), 3), render.num(_f(r["mean_steps"]), 1)] for r in rows]
+    intro = ("# State-centric decoding: plan quality and time (not in the paper)\n\n"
+             "Coverage pools all seeds' problems; quality = best-known length / plan length over solved "
+             "problems (best-known: shortest VAL-valid plan of A*, GBFS, LAMA and the reference plans); "
+             "time per problem over all problems (decoding, or the planner run).\n\n")
+    return intro + render.md(headers, body)

@@ -1,0 +1,162 @@
+"""`genplan evaluate` and `genplan solve`: real VAL on every plan, the evaluation CSV's columns, exit
+codes. Models are the exact test doubles of tests/transition_doubles.py, injected in-process."""
+
+import csv
+
+import pytest
+
+from genplan import cli, evaluation, manifest, solve
+from genplan.decoding import DecodeResult
+from genplan.domains import domain_file
+from genplan.planning import COLUMNS as PLAN_COLUMNS
+from genplan.tables import write_csv
+from transition_doubles import OracleModel, gripper_problem, load
+
+GRIPPER = domain_file("gripper")
+
+
+@pytest.fixture
+def bench(tmp_path):
+    """A two-problem benchmark folder laid out like results/problems/<benchmark>/gripper."""
+    root = tmp_path / "problems" / "generated" / "gripper"
+    (root / "interpolation").mkdir(parents=True)
+    (root / "domain.pddl").write_text(GRIPPER.read_text())
+    rows = []
+    for balls in (1, 2):
+        name = f"g{balls}"
+        gripper_problem(root / "interpolation" / f"{name}.pddl", GRIPPER, balls)
+        rows.append({"problem": name, "split": "interpolation", "file": f"interpolation/{name}.pddl",
+                     "size": balls, "num_objects": 4 + balls, "seed": 0, "canonical": ""})
+    (root / "manifest.csv").write_text(manifest.to_csv(rows))
+    table = tmp_path / "plans.csv"
+    plans = [{"problem": "g1", "config": "astar_lmcut", "status": "optimal", "plan_length": 3, "valid": "yes"},
+             {"problem": "g2", "config": "astar_lmcut", "status": "optimal", "plan_length": 5, "valid": "yes"},
+             {"problem": "g2", "config": "lama_first", "status": "satisficing", "plan_length": 7, "valid": "yes"}]
+    write_csv(table, plans, list(PLAN_COLUMNS))
+    return root, table
+
+
+def _oracle_for(problem, **kw):
+    return OracleModel(load(GRIPPER, problem)[1], **kw)
+
+
+def test_evaluation_csv_has_one_val_checked_row_per_problem(bench, tmp_path, monkeypatch):
+    root, table = bench
+    real_decode = solve.decode
+
+    def decode_with_oracle(model, task, mtask, cfg):  # an oracle needs its problem's state space
+        return real_decode(OracleModel(mtask), task, mtask, cfg)
+
+    monkeypatch.setattr(solve, "decode", decode_with_oracle)
+    model = _oracle_for(root / "interpolation" / "g1.pddl")
+    out = tmp_path / "eval" / "interpolation.pooled.csv"
+    rows = evaluation.evaluate_split("results/models/x/seed13/model.ckpt", root, "interpolation", table,
+                                     {"beam": 3, "beam_mode": "pooled"}, out, model=model)
+    with open(out, newline="") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == evaluation.COLUMNS
+        written = list(reader)
+    assert [r["problem"] for r in written] == ["g1", "g2"] and len(rows) == 2
+    for r in written:
+        assert r["solved"] == "yes" and r["val"] == "valid" and r["reason"] == "goal"
+        assert (r["benchmark"], r["domain"], r["split"], r["seed"], r["beam_mode"]) == (
+            "generated", "gripper", "interpolation", "13", "pooled")
+        assert float(r["quality"]) == 1.0 and r["plan_length"] == r["best_known"]
+        assert int(r["horizon"]) == 100 and float(r["time"]) >= 0 and int(r["steps"]) == int(r["plan_length"])
+    assert evaluation.read_evaluation(out)[0]["model"] == "oracle_delta"
+
+
+def test_unsolved_problems_are_recorded_with_vals_verdict(bench, tmp_path, monkeypatch):
+    root, table = bench
+    real_decode = solve.decode
+
+    def misguided(model, task, mtask, cfg):
+        s0 = mtask.fluents(mtask.initial_state())
+        moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
+        return real_decode(OracleModel(mtask, misguide={s0: moved}), task, mtask, cfg)
+
+    monkeypatch.setattr(solve, "decode", misguided)
+    model = _oracle_for(root / "interpolation" / "g1.pddl")
+    out = tmp_path / "interpolation.reference.csv"
+    rows = evaluation.evaluate_split("m.ckpt", root, "interpolation", table, {"beam_mode": "reference"}, out,
+                                     benchmark="generated", seed="14", model=model)
+    assert all(r["solved"] == "no" and r["reason"] == "idle" for r in rows)
+    assert all("Goal not satisfied" in r["val"] and r["plan_length"] == "" for r in rows)
+
+
+def test_solve_exit_codes(bench, tmp_path, monkeypatch, capsys):
+    root, _ = bench
+    problem = root / "interpolation" / "g2.pddl"
+    monkeypatch.setattr(solve, "load_model", lambda checkpoint, domain: _oracle_for(problem))
+    out = tmp_path / "g2.plan"
+    assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--out", str(out)]) == 0
+    assert "Plan valid (VAL): 5 actions" in capsys.readouterr().out and out.read_text().count("\n") == 6
+
+    # an unsolved decoding (the reference beam idles): exit 1, no plan file
+    s0 = frozenset({("at-robby", "rooma"), ("free", "left"), ("free", "right"), ("at", "ball1", "rooma"),
+                    ("at", "ball2", "rooma")})
+    moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
+    monkeypatch.setattr(solve, "load_model", lambda c, d: _oracle_for(problem, misguide={s0: moved}))
+    out2 = tmp_path / "none.plan"
+    assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--beam-mode", "reference",
+                     "--out", str(out2)]) == 1
+    assert "No plan" in capsys.readouterr().out and not out2.exists()
+
+    # a plan the decoder believes in but VAL rejects: exit 1
+    bogus = DecodeResult([("drop", "ball1", "roomb", "left")], True, 1, 0.0, 1, 1, 100, "goal")
+    monkeypatch.setattr(solve, "decode", lambda *a, **k: bogus)
+    assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--out", str(out2)]) == 1
+    assert "INVALID" in capsys.readouterr().out and not out2.exists()
+
+
+def test_solve_names_a_missing_checkpoint(bench, capsys):
+    root, _ = bench
+    code = cli.main(["solve", "--model", "nowhere/model.ckpt", str(GRIPPER), str(root / "interpolation" / "g1.pddl")])
+    assert code == 1 and "nowhere/model.ckpt" in capsys.readouterr().err
+
+
+def test_domain_keys_come_from_the_pddl_domain_name():
+    assert solve.domain_key(domain_file("visitall")) == "visitall"
+    assert solve.domain_key(GRIPPER) == "gripper"
+
+
+# --- with real trained models (part A's training on the small Gripper data of test_features) ---
+from conftest import run_cli  # noqa: E402
+from test_features import gripper_data  # noqa: E402,F401  (fixture)
+
+
+@pytest.fixture(scope="module")
+def real_models(gripper_data, tmp_path_factory):  # noqa: F811
+    from genplan.models.train import train_model
+
+    out = tmp_path_factory.mktemp("real-models")
+    learners = {"wl_xgb_delta": {"n_estimators": 20, "max_depth": 3, "learning_rate": 0.3},
+                "wl_lstm_state": {"epochs": 6, "batch_size": 2, "lr": 0.01, "checkpoint_every": 2}}
+    models = {}
+    for name, learner in learners.items():
+        ckpt = out / name / "seed13" / "model.ckpt"
+        train_model(name, "gripper", gripper_data["train"], gripper_data["val"],
+                    {"learner": learner, "device": "cpu", "threads": 1}, 13, ckpt)
+        models[name] = ckpt
+    return models
+
+
+@pytest.mark.parametrize("name", ["wl_xgb_delta", "wl_lstm_state"])
+@pytest.mark.parametrize("mode", ["pooled", "reference"])
+def test_solve_with_a_real_model_exits_0_only_for_a_val_valid_plan(real_models, gripper_data, tmp_path, capsys,  # noqa: F811
+                                                                   name, mode):
+    out = tmp_path / "plan"
+    code = cli.main(["solve", "--model", str(real_models[name]), str(GRIPPER), str(gripper_data["files"][6]),
+                     "--beam-mode", mode, "--out", str(out)])
+    assert code in (0, 1)
+    assert (code == 0) == ("Plan valid (VAL)" in capsys.readouterr().out) == out.is_file()
+    if out.is_file():
+        from genplan import val
+
+        assert val.validate(GRIPPER, gripper_data["files"][6], out).valid
+
+
+def test_solve_refuses_a_model_of_another_domain(real_models):
+    blocks = domain_file("blocks")
+    proc = run_cli("solve", "--model", real_models["wl_xgb_delta"], blocks, blocks)  # as a user runs it
+    assert proc.returncode == 1 and "not 'blocks'" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,104 @@
+"""`genplan report state-centric`: Tables 1 and 3, Figures 2-4 and the quality table, built only
+from evaluation CSVs, plans tables and training summaries written here, published numbers beside."""
+
+import csv
+import json
+
+from conftest import run_cli
+from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+from genplan.planning import COLUMNS as PLAN_COLUMNS
+from genplan.report import build_report
+from genplan.tables import write_csv
+
+PROBLEMS = ["p1", "p2", "p3", "p4"]
+# solved problems per seed: coverage 0.25, 0.50, 0.75 -> mean 0.50, population std 0.2041
+SOLVED = {"13": {"p1"}, "14": {"p1", "p2"}, "15": {"p1", "p2", "p3"}}
+
+
+def _eval_rows(model, seed, split, beam, solved):
+    enc, learner, mode = model.split("_")
+    rows = []
+    for p in PROBLEMS:
+        ok = p in solved
+        rows.append({"benchmark": "generated", "domain": "blocks", "split": split, "model": model, "encoding": enc,
+                     "learner": learner, "mode": mode, "seed": seed, "beam_mode": beam, "beam": 3, "problem": p,
+                     "size": 9, "num_objects": 9, "horizon": 100, "solved": "yes" if ok else "no",
+                     "reason": "goal" if ok else "horizon", "val": "valid" if ok else "Goal not satisfied",
+                     "plan_length": 20 if ok else "", "best_known": 10, "quality": "0.5000" if ok else "",
+                     "time": "0.5000", "steps": 20 if ok else 100, "expansions": 60, "embedded": 400})
+    return rows
+
+
+def _results(tmp_path):
+    res = tmp_path / "results"
+    for seed, solved in SOLVED.items():
+        for split in ("validation", "extrapolation"):
+            for beam, s in (("reference", solved), ("pooled", set(PROBLEMS))):
+                path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / f"{split}.{beam}.csv"
+                write_csv(path, _eval_rows("wl_xgb_delta", seed, split, beam, s), EVAL_COLUMNS)
+        summary = res / "models" / "generated" / "blocks" / "wl_lstm_state" / f"seed{seed}" / "summary.json"
+        summary.parent.mkdir(parents=True)
+        summary.write_text(json.dumps({"model": "wl_lstm_state", "feature_dim": 170 + int(seed) - 13, "lstm_parameters": 1250000}))
+    for split in ("validation", "extrapolation"):
+        plans = [{"problem": p, "config": "astar_lmcut", "status": "optimal" if p != "p4" else "timeout",
+                  "plan_length": 10 if p != "p4" else "", "time": "1.0", "valid": "yes" if p != "p4" else ""}
+                 for p in PROBLEMS]
+        plans += [{"problem": p, "config": "lama_first", "status": "satisficing", "plan_length": 12,
+                   "time": "0.2", "valid": "yes"} for p in PROBLEMS]
+        write_csv(res / "plans" / "generated" / "blocks" / f"{split}.csv", plans, list(PLAN_COLUMNS))
+    return res
+
+
+def _read(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_table1_reports_mean_std_over_seeds_beside_the_published_numbers(tmp_path):
+    res = _results(tmp_path)
+    build_report("state-centric", res, res)
+    rows = _read(res / "tables" / "state-centric-table1.csv")
+    for col in ("benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
+                "n_problems", "published_mean", "published_std"):
+        assert col in rows[0]
+    cell = {(r["split"], r["system"], r["variant"], r["beam_mode"]): r for r in rows}
+    ref = cell[("extrapolation", "wl_xgb", "delta", "reference")]
+    assert float(ref["ours_mean"]) == 0.5 and abs(float(ref["ours_std"]) - 0.2041) < 1e-4
+    assert (ref["n_seeds"], ref["n_problems"], float(ref["published_mean"])) == ("3", "4", 0.5)
+    assert float(cell[("extrapolation", "wl_xgb", "delta", "pooled")]["ours_mean"]) == 1.0
+    fd = cell[("extrapolation", "fast_downward", "astar_lmcut", "")]
+    assert float(fd["ours_mean"]) == 0.75 and float(fd["published_mean"]) == 0.6
+    assert cell[("validation", "wl_xgb", "delta", "reference")]["role"].startswith("validation")
+    md = (res / "tables" / "state-centric-table1.md").read_text()
+    assert "0.50±0.20 (0.50±0.00)" in md and "validation split, reported apart" in md
+    assert "\\begin{tabular}" in (res / "tables" / "state-centric-table1.tex").read_text()
+
+
+def test_table3_figures_and_quality_come_from_the_files(tmp_path):
+    res = _results(tmp_path)
+    build_report("state-centric", res, res)
+    t3 = _read(res / "tables" / "state-centric-table3.csv")
+    dims = [r for r in t3 if r["metric"] == "wl_dim"]
+    assert {r["published_mean"] for r in dims} == {"172.0", "587.0"} and float(dims[0]["ours_mean"]) == 171.0
+    params = [r for r in t3 if r["metric"] == "wl_lstm_parameters"]
+    assert float(params[0]["ours_mean"]) == 1250000 and float(params[0]["published_mean"]) == 1253292
+    for n in (2, 3, 4):
+        for ext in ("png", "pdf"):
+            assert (res / "figures" / f"state-centric-figure{n}.{ext}").stat().st_size > 1000
+    quality = {(r["split"], r["system"], r["variant"], r["beam_mode"]): r
+               for r in _read(res / "tables" / "state-centric-quality.csv")}
+    q = quality[("extrapolation", "wl_xgb", "delta", "reference")]
+    assert float(q["coverage"]) == 0.5 and float(q["mean_quality"]) == 0.5 and float(q["mean_length_ratio"]) == 2.0
+    lama = quality[("extrapolation", "fast_downward", "lama_first", "")]
+    assert float(lama["coverage"]) == 1.0 and float(lama["mean_quality"]) == (3 * 10 / 12 + 1) / 4  # p4: LAMA is the best known
+    assert "length / best" in (res / "tables" / "state-centric-quality.md").read_text()
+
+
+def test_report_command_line(tmp_path):
+    res = _results(tmp_path)
+    out = tmp_path / "out"
+    proc = run_cli("report", "state-centric", "--results", res, "--out-dir", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "tables" / "state-centric-table1.md").is_file()
+    bad = run_cli("report", "no-such-paper", "--results", res, "--out-dir", out)
+    assert bad.returncode != 0 and "Unknown value" in bad.stderr

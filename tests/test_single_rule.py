@@ -1,0 +1,62 @@
+"""Rerunning one rule for one domain (docs/cluster.md) leaves every other domain's files alone."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SMOKE = "workflow/configs/smoke.yaml"
+SKIP_TOP = {"results", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
+            ".whl", ".gl", ".ci"}
+
+
+def _copy_repo(dest: Path) -> Path:
+    def ignore(folder, names):
+        skip = {n for n in names if n == "__pycache__" or n.endswith(".egg-info")}
+        if Path(folder).resolve() == REPO:
+            skip |= SKIP_TOP & set(names)
+        return skip
+
+    shutil.copytree(REPO, dest, ignore=ignore, symlinks=True)
+    return dest
+
+
+def _snakemake(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    res = subprocess.run(["timeout", "-k", "10", "300", sys.executable, "-m", "snakemake", "--cores", "2", *args],
+                         cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    return res
+
+
+def _mtimes(repo: Path) -> dict[str, int]:
+    return {str(p.relative_to(repo)): p.stat().st_mtime_ns
+            for top in ("results", "logs") for p in (repo / top).rglob("*") if p.is_file()}
+
+
+@pytest.mark.slow
+def test_rerun_plan_split_for_one_domain(tmp_path):
+    repo = _copy_repo(tmp_path / "repo")
+    target = "results/plans/generated/gripper/train.csv"
+    # the training plans of both smoke domains
+    _snakemake(repo, target, "results/plans/generated/blocks/train.csv", "--configfile", SMOKE)
+    before = _mtimes(repo)
+
+    # the documented command: one rule, one domain, one split
+    res = _snakemake(repo, target, "--forcerun", "plan_split", "--configfile", SMOKE)
+    after = _mtimes(repo)
+
+    assert "plan_split" in res.stdout + res.stderr
+    changed = {f for f in before if after.get(f) != before[f]}
+    new = set(after) - set(before)
+    touched = changed | new
+    # only the gripper training plans (table, plan files, log, benchmark) were rewritten
+    assert target in changed
+    assert all("gripper/train" in f for f in touched), sorted(touched)
+    untouched_blocks = [f for f in before if "/blocks" in f]
+    assert untouched_blocks and not any(f in changed for f in untouched_blocks)
+    assert not any(f in changed for f in before if f.startswith("results/problems/"))
