@@ -25,14 +25,8 @@ def write_text(path: str | Path, text: str) -> None:
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
-    path = Path(path)
-    tmp = _tmp_sibling(path, directory=False)
-    try:
+    with output_file(path) as tmp:
         tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 @contextlib.contextmanager

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
 
+from genplan.cli_types import json_object as _json
 from genplan.errors import GenplanError
 
 log = logging.getLogger("genplan")
-
-
-def _json(text: str) -> dict:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("expected a JSON object")
-    return value
 
 
 def cmd_generate(a) -> int:

@@ -1,0 +1,17 @@
+"""Argument types shared by the command-line modules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def json_object(text: str) -> dict:
+    """An argparse type: a JSON object given on the command line (rules pass configuration so)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return value
