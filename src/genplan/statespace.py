@@ -54,8 +54,15 @@ def expand(domain: Path, problem: Path, max_states: int) -> dict[str, np.ndarray
     dst: list[int] = []
     act: list[int] = []
     initial = -1
+    by_mimir_index: dict[int, int] = {}  # pymimir atom index -> our atom id (converted once)
     for i, s in enumerate(states):
-        ids = sorted(atom_ids.setdefault(a, len(atom_ids)) for a in task.fluents(s))
+        ids = []
+        for a in s.get_atoms(ignore_static=True, ignore_derived=True):
+            idx = by_mimir_index.get(a.get_index())
+            if idx is None:
+                idx = by_mimir_index[a.get_index()] = atom_ids.setdefault(task.atom(a), len(atom_ids))
+            ids.append(idx)
+        ids.sort()
         flat.extend(ids)
         ptr.append(len(flat))
         label = space.get_state_label(s)
