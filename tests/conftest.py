@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ PAPER_SPLITS = REPO.parent / "shared" / "benchmarks" / "paper-splits"
 @pytest.fixture(scope="session")
 def paper_splits() -> Path:
     if not PAPER_SPLITS.is_dir():
+        if os.environ.get("GENPLAN_REQUIRE_SHARED"):  # CI: the folder must be there
+            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {PAPER_SPLITS} is missing")
         pytest.skip(f"the papers' instances are not beside the checkout ({PAPER_SPLITS})")
     return PAPER_SPLITS
 

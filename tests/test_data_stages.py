@@ -99,3 +99,12 @@ def test_state_space_and_its_limit(paper_splits, tmp_path):
                   "--out-dir", tmp_path / "small", "--out-table", tmp_path / "small.csv")
     assert res.returncode == 1 and "more than 100 states" in res.stderr and "balls" in res.stderr
     assert not (tmp_path / "small").exists() and not (tmp_path / "small.csv").exists()
+
+
+def test_import_rejects_an_incomplete_copy(paper_splits, tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(paper_splits / "gripper", src / "gripper")
+    (src / "gripper" / "test-extrapolation" / "prob20.pddl").unlink()
+    with pytest.raises(GenplanError, match="incomplete copy of the release"):
+        importer.import_benchmark("gripper", src, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -47,6 +47,10 @@ def test_val_names_the_failing_step(paper_splits, tmp_path):
     good = tmp_path / "good.plan"
     good.write_text("(pick-up b)\n(stack b a)\n(pick-up c)\n(stack c b)\n(pick-up d)\n(stack d c)\n")
     assert run_cli("validate", BLOCKS, problem, good).returncode == 0
+    junk = tmp_path / "junk.plan"
+    junk.write_text("(fly-away b)\n")
+    out = run_cli("validate", BLOCKS, problem, junk)
+    assert out.returncode == 1 and "Plan invalid" in out.stdout
     missing = run_cli("validate", BLOCKS, problem, tmp_path / "none.plan")
     assert missing.returncode == 1 and "none.plan" in missing.stderr
 
@@ -92,3 +96,7 @@ def test_plan_split_writes_plans_and_table(tmp_path):
             assert int(r["plan_length"]) == best[r["problem"]]  # A* is optimal
             assert (tmp_path / "plans" / f"{r['problem']}.plan").is_file()
     assert not list(tmp_path.glob(".*tmp-*")), "no temporary files left behind"
+    assert (tmp_path / "plans.csv").stat().st_mode & 0o044, "outputs are readable by the group, not private"
+    missing = run_cli("trajectories", "--benchmark-dir", bench, "--split", "train", "--plans-dir", tmp_path / "plans",
+                      "--plans-table", tmp_path / "none.csv", "--out", tmp_path / "t.json.gz")
+    assert missing.returncode == 1 and "none.csv" in missing.stderr and "Traceback" not in missing.stderr

@@ -8,6 +8,7 @@ import gzip
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper
 
 
 def snakemake(*args, cwd=REPO, timeout=900):
-    return subprocess.run(["snakemake", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def test_lint_is_clean():
@@ -43,7 +44,7 @@ def test_config_is_validated(tmp_path):
 def smoke_run(tmp_path_factory):
     """The smoke configuration end to end, in a copy of the repository (results start empty)."""
     work = tmp_path_factory.mktemp("smoke") / "repo"
-    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns("results", "logs", ".snakemake", ".git", "*.egg-info", "__pycache__"))
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns("results", "logs", ".snakemake", ".git", "*.egg-info", "__pycache__", ".venv", ".whl", ".gl"))
     res = snakemake("--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=work, timeout=1200)
     assert res.returncode == 0, res.stderr[-4000:]
     return work

@@ -10,6 +10,19 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _publish(tmp: Path, path: Path, directory: bool) -> None:
+    """Give the temporary output the usual permissions (mkstemp/mkdtemp make it private), then
+    rename it into place."""
+    tmp.chmod((0o777 if directory else 0o666) & ~_umask())
+    os.replace(tmp, path)
+
+
 def _tmp_sibling(path: Path, directory: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{path.name}.tmp-"
@@ -36,7 +49,7 @@ def output_file(path: str | Path):
     tmp = _tmp_sibling(path, directory=False)
     try:
         yield tmp
-        os.replace(tmp, path)
+        _publish(tmp, path, directory=False)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -51,7 +64,7 @@ def output_dir(path: str | Path):
         yield tmp
         if path.exists():
             shutil.rmtree(path)
-        os.replace(tmp, path)
+        _publish(tmp, path, directory=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

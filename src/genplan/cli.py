@@ -31,7 +31,7 @@ def cmd_import(a) -> int:
 def cmd_plan(a) -> int:
     from genplan.planning import plan_split
 
-    plan_split(a.benchmark_dir, a.split, a.params, a.out_dir, a.out_table)
+    plan_split(a.benchmark_dir, a.split, a.params, a.out_dir, a.out_table, threads=a.threads)
     return 0
 
 
@@ -57,7 +57,7 @@ def cmd_stats(a) -> int:
     rows = []
     for bench in a.benchmark:
         for dom in a.domain:
-            for split in manifest.SPLITS:
+            for split in a.split or manifest.SPLITS:
                 ss = res / "statespaces" / bench / dom / f"{split}.csv"
                 rows.append(split_statistics(
                     bench, dom, split, res / "problems" / bench / dom,
@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--benchmark-dir", required=True)
     s.add_argument("--split", required=True)
     s.add_argument("--params", type=_json, required=True, help="the planner configuration (JSON)")
+    s.add_argument("--threads", type=int, default=1, help="problems planned at once")
     s.add_argument("--out-dir", required=True)
     s.add_argument("--out-table", required=True)
     s.set_defaults(func=cmd_plan)
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--results", default="results")
     s.add_argument("--benchmark", action="append", required=True)
     s.add_argument("--domain", action="append", required=True)
+    s.add_argument("--split", action="append", default=[], help="splits to report (default: all)")
     s.add_argument("--statespace-split", action="append", default=[])
     s.add_argument("--out-csv", required=True)
     s.add_argument("--out-md", required=True)
@@ -170,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except GenplanError as exc:
         print(f"genplan: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file that cannot be read or written
+        print(f"genplan: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # unknown names from the registries
         print(f"genplan: error: {exc}", file=sys.stderr)

@@ -130,6 +130,12 @@ def _copy_tree(domain: str, src: Path, dst: Path, verify: bool) -> list[dict]:
             plan = src / "reference-plans" / split_dir / f"{f.stem}.plan"
             if plan.is_file():
                 copy(plan, f"{domain}/reference-plans/{split_dir}/{plan.name}")
+    if verify:
+        expected = {rel for rel in sums if rel.startswith(domain + "/")}
+        copied = {f"{domain}/{p.relative_to(dst).as_posix()}" for p in dst.rglob("*") if p.is_file()}
+        missing = sorted(expected - copied)
+        if missing:
+            raise GenplanError(f"incomplete copy of the release: {len(missing)} files missing, e.g. {missing[0]}", src)
     # our folders use the pipeline's split names
     for split, split_dir in SPLIT_DIRS.items():
         if split != split_dir:

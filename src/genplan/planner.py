@@ -5,7 +5,9 @@ from the driver's documented exit codes."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,13 +72,15 @@ def run_fast_downward(
     ]
     cmd += spec.get("search", [])
     start = time.perf_counter()
+    # the driver and its translator/search processes share a session, so a driver that overruns
+    # its own limit is killed together with its children
+    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        proc = subprocess.run(
-            cmd, cwd=work, capture_output=True, text=True, timeout=time_limit + 60
-        )
+        log, _ = proc.communicate(timeout=time_limit + 60)
         code = proc.returncode
-        log = proc.stdout + proc.stderr
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         code, log = 23, "killed: the driver overran its own time limit"
     elapsed = time.perf_counter() - start
     try:
@@ -98,8 +102,8 @@ def _result(config, spec, code, log, plan_file, elapsed) -> PlanResult:
         return PlanResult(config, "unsolvable", None, elapsed, "proved unsolvable", code)
     if code in _RESOURCE:
         return PlanResult(config, "timeout", None, elapsed, _RESOURCE[code], code)
-    if code == _UNSOLVED_INCOMPLETE:
-        return PlanResult(config, "unsolvable", None, elapsed, "incomplete search found no plan", code)
+    if code == _UNSOLVED_INCOMPLETE:  # proves nothing: recorded as an error, and the fallback runs
+        return PlanResult(config, "error", None, elapsed, "incomplete search ended without a plan (exit 12)", code)
     tail = " | ".join(l for l in log.strip().splitlines()[-3:])
     return PlanResult(config, "error", None, elapsed, f"exit {code}: {tail}"[:300], code)
 

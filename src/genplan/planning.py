@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from genplan import atomic, manifest, val
+from genplan.errors import GenplanError
 from genplan.pddl_io import plan_to_text
 from genplan.planner import PlanResult, plan_with_fallback, run_fast_downward
 from genplan.progress import progress
@@ -29,13 +30,13 @@ def _plan_problem(row: dict, domain: Path, cfg: dict) -> list[PlanResult]:
     return results
 
 
-def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | Path, out_table: str | Path) -> list[dict]:
-    """Plan one split; `cfg` is the configuration's `planner` section."""
+def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | Path, out_table: str | Path, threads: int = 1) -> list[dict]:
+    """Plan one split, `threads` problems at once; `cfg` is the configuration's `planner` section."""
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
     table: list[dict] = []
-    with atomic.output_dir(out_dir) as tmp_dir, ThreadPoolExecutor(max(1, int(cfg.get("threads", 1)))) as pool:
+    with atomic.output_dir(out_dir) as tmp_dir, ThreadPoolExecutor(max(1, int(threads))) as pool:
         jobs = pool.map(lambda r: (r, _plan_problem(r, domain, cfg)), rows)
         for row, results in progress(jobs, total=len(rows), desc=f"planning {split}"):
             table.extend(_record(row, results, domain, Path(tmp_dir)))
@@ -43,10 +44,11 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
             ref = benchmark_dir / "reference-plans" / split / f"{row['problem']}.plan"
             if ref.is_file():
                 table.append(_record_plan_file(row, "reference", ref, domain, Path(tmp_dir)))
-        order = {c: i for i, c in enumerate(("astar_lmcut", "gbfs_ff", "lama_first", "reference"))}
-        index = {r["problem"]: i for i, r in enumerate(rows)}
-        table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
-        atomic.write_text(out_table, _to_csv(table))
+    # the table is renamed into place last: it never stands beside a missing plans folder
+    order = {c: i for i, c in enumerate(("astar_lmcut", "gbfs_ff", "lama_first", "reference"))}
+    index = {r["problem"]: i for i, r in enumerate(rows)}
+    table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
+    atomic.write_text(out_table, _to_csv(table))
     solved = {r["problem"] for r in table if r["config"] in MAIN_CONFIGS and r["valid"] == "yes"}
     log.info("%s: %d/%d problems have a plan", split, len(solved), len(rows))
     return table
@@ -96,6 +98,8 @@ def _to_csv(rows: list[dict]) -> str:
 
 
 def read_table(path: str | Path) -> list[dict]:
+    if not Path(path).is_file():
+        raise GenplanError("table not found", path)
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
 

@@ -108,11 +108,11 @@ def statespaces_split(benchmark_dir: str | Path, split: str, max_states: int, ou
             space = expand(domain, row["path"], max_states)
             np.savez_compressed(Path(tmp) / f"{row['problem']}.npz", **space)
             table.append({"problem": row["problem"], **summary(space), "seconds": f"{time.perf_counter() - start:.2f}"})
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(table)
-        atomic.write_text(out_table, buf.getvalue())
+    buf = io.StringIO()  # the table is renamed into place after the folder
+    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(table)
+    atomic.write_text(out_table, buf.getvalue())
     log.info("%s: %d state spaces, %d states in all", split, len(table), sum(r["states"] for r in table))
     return table
 

@@ -35,6 +35,12 @@ def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=val_env(), timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GenplanError(f"VAL did not finish within {timeout} s", plan) from None
+    out = proc.stdout + proc.stderr
+    readable = "Plan size:" in out or "Bad operator" in out or "Bad plan" in out
+    if proc.returncode < 0 or not readable:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
+        raise GenplanError(f"VAL could not check the plan against {domain} and {problem} "
+                           f"(exit {proc.returncode}: {tail[0][:200]})", plan)
     return parse_val_output(proc.stdout + proc.stderr)
 
 
@@ -54,7 +60,8 @@ def parse_val_output(out: str) -> ValResult:
                 effects.append(([], []))
             dels, adds = effects[step - 1]
             (dels if m.group(1) == "Deleting" else adds).append(str_to_atom(m.group(2)))
-    valid = any(line.strip() == "Plan valid" for line in lines)
+    bad = any(line.strip().startswith(("Error: Bad operator", "Bad plan", "Bad operator")) for line in lines)
+    valid = not bad and any(line.strip() == "Plan valid" for line in lines)
     size = next((int(l.split(":")[1]) for l in lines if l.startswith("Plan size:")), None)
     if valid:
         return ValResult(True, size, "Plan valid", None, effects, out)

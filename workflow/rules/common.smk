@@ -24,7 +24,15 @@ def generator_params(wildcards):
 
 
 def planner_params(wildcards):
-    return json.dumps(config["planner"], sort_keys=True)
+    """What decides the plans (limits), not how the job is scheduled (threads, runtime): changing
+    a cluster setting must not replan."""
+    keep = ("optimal", "fallback", "lama", "memory_limit_mb")
+    return json.dumps({k: config["planner"][k] for k in keep}, sort_keys=True)
+
+
+def planner_mem_mb(wildcards, threads):
+    """Every Fast Downward run of the job may use its memory limit at once."""
+    return threads * config["planner"]["memory_limit_mb"] + 1024
 
 
 def paper_source_arg(wildcards):
@@ -55,7 +63,7 @@ def stats_inputs(wildcards):
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out.append(problems_dir(b, d))
-            out.extend(f"results/plans/{b}/{d}/{s}.csv" for s in SPLITS)
+            out.extend(f"results/plans/{b}/{d}/{s}.csv" for s in config["splits"])
             out.extend(f"results/statespaces/{b}/{d}/{s}.csv" for s in config["statespace"]["splits"])
     return out
 
@@ -63,6 +71,7 @@ def stats_inputs(wildcards):
 def stats_args(wildcards):
     args = [f"--benchmark {b}" for b in config["benchmarks"]]
     args += [f"--domain {d}" for d in config["domains"]]
+    args += [f"--split {s}" for s in config["splits"]]
     args += [f"--statespace-split {s}" for s in config["statespace"]["splits"]]
     return " ".join(args)
 

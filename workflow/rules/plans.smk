@@ -11,7 +11,7 @@ rule plan_split:
         planner=planner_params,
     threads: config["planner"]["threads"]
     resources:
-        mem_mb=config["planner"]["memory_limit_mb"] + 1024,
+        mem_mb=planner_mem_mb,
         runtime=config["planner"]["runtime_min"],
     log:
         "logs/plans/{benchmark}/{domain}/{split}.log",
@@ -21,4 +21,4 @@ rule plan_split:
         "../../envs/planning.yaml"
     shell:
         "genplan plan --benchmark-dir {input} --split {wildcards.split} "
-        "--params {params.planner:q} --out-dir {output.plans} --out-table {output.table} 2> {log}"
+        "--params {params.planner:q} --threads {threads} --out-dir {output.plans} --out-table {output.table} 2> {log}"
