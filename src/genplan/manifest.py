@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import csv
-import io
 from pathlib import Path
 
 from genplan.errors import GenplanError
+from genplan.tables import csv_text
 
 SPLITS = ("train", "validation", "interpolation", "extrapolation")
 COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
@@ -19,11 +19,7 @@ def check_split(name: str) -> str:
 
 
 def to_csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return csv_text(rows, COLUMNS)
 
 
 def read(benchmark_dir: str | Path, split: str | None = None) -> list[dict]:

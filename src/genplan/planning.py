@@ -4,7 +4,6 @@ plan with VAL, and write the plans and one table of statuses."""
 from __future__ import annotations
 
 import csv
-import io
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,6 +13,7 @@ from genplan.errors import GenplanError
 from genplan.pddl_io import plan_to_text
 from genplan.planner import PlanResult, plan_with_fallback, run_fast_downward
 from genplan.progress import progress
+from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
@@ -48,7 +48,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     order = {c: i for i, c in enumerate(("astar_lmcut", "gbfs_ff", "lama_first", "reference"))}
     index = {r["problem"]: i for i, r in enumerate(rows)}
     table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
-    atomic.write_text(out_table, _to_csv(table))
+    atomic.write_text(out_table, csv_text(table, COLUMNS))
     solved = {r["problem"] for r in table if r["config"] in MAIN_CONFIGS and r["valid"] == "yes"}
     log.info("%s: %d/%d problems have a plan", split, len(solved), len(rows))
     return table
@@ -87,14 +87,6 @@ def _record_plan_file(row: dict, config: str, plan_path: Path, domain: Path, out
         "time": "", "valid": "yes" if verdict.valid else "no",
         "reason": "" if verdict.valid else f"VAL rejected the plan: {verdict.message}", "plan_file": name,
     }
-
-
-def _to_csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
 
 
 def read_table(path: str | Path) -> list[dict]:

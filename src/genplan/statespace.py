@@ -10,8 +10,6 @@ goal distance h* (-1 for dead ends), and every transition, stored compactly as o
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 import time
@@ -25,6 +23,7 @@ from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str
 from genplan.progress import progress
+from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 FORMAT = "genplan-statespace/1"
@@ -108,11 +107,7 @@ def statespaces_split(benchmark_dir: str | Path, split: str, max_states: int, ou
             space = expand(domain, row["path"], max_states)
             np.savez_compressed(Path(tmp) / f"{row['problem']}.npz", **space)
             table.append({"problem": row["problem"], **summary(space), "seconds": f"{time.perf_counter() - start:.2f}"})
-    buf = io.StringIO()  # the table is renamed into place after the folder
-    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(table)
-    atomic.write_text(out_table, buf.getvalue())
+    atomic.write_text(out_table, csv_text(table, SUMMARY_COLUMNS))  # after the folder
     log.info("%s: %d state spaces, %d states in all", split, len(table), sum(r["states"] for r in table))
     return table
 

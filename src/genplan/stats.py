@@ -4,6 +4,7 @@ expanded states, beside the published counts (state-centric Table 5, `data/publi
 from __future__ import annotations
 
 import csv
+import functools
 import statistics
 from importlib import resources
 from pathlib import Path
@@ -20,6 +21,7 @@ COLUMNS = [
 ]
 
 
+@functools.cache
 def published_counts() -> dict[tuple[str, str], dict]:
     text = (resources.files("genplan") / "data" / "published_dataset_statistics.csv").read_text()
     return {(r["domain"], r["split"]): r for r in csv.DictReader(text.splitlines())}

@@ -9,12 +9,17 @@ from pathlib import Path
 from genplan import atomic
 
 
-def write_csv(path: str | Path, rows: list[dict], columns: list[str]) -> None:
+def csv_text(rows: list[dict], columns) -> str:
+    """CSV text of `rows` with exactly `columns` (other keys ignored)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
-    atomic.write_text(path, buf.getvalue())
+    return buf.getvalue()
+
+
+def write_csv(path: str | Path, rows: list[dict], columns: list[str]) -> None:
+    atomic.write_text(path, csv_text(rows, columns))
 
 
 def markdown(rows: list[dict], columns: list[str], headers: list[str] | None = None) -> str:

@@ -38,10 +38,10 @@ def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout:
     out = proc.stdout + proc.stderr
     readable = "Plan size:" in out or "Bad operator" in out or "Bad plan" in out
     if proc.returncode < 0 or not readable:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
+        tail = out.strip().splitlines()[-1:] or ["no output"]
         raise GenplanError(f"VAL could not check the plan against {domain} and {problem} "
                            f"(exit {proc.returncode}: {tail[0][:200]})", plan)
-    return parse_val_output(proc.stdout + proc.stderr)
+    return parse_val_output(out)
 
 
 def parse_val_output(out: str) -> ValResult:
