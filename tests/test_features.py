@@ -159,3 +159,23 @@ def test_fsf_refuses_a_problem_larger_than_its_slots(gripper_data):
 def test_unknown_encoder_name():
     with pytest.raises(ValueError, match=r"Unknown value name='gnn'. Must be from \['wl', 'fsf'\]"):
         make_encoder("gnn", DOMAIN)
+
+
+def test_nostatics_beam_modes_embed_inference_states_without_statics(gripper_data):
+    """`*-nostatics` reproduces the reference's defect 2 for WL (statics at training only); an
+    FSF model, which never embeds statics, is refused with one clear error."""
+    from genplan.decoding import DecodeConfig, _bind
+
+    task = task_of(gripper_data["files"][3])
+    wl = make_encoder("wl", DOMAIN)
+    wl.fit([gripper_data["records"][n] for n in (1, 2, 3)])
+    kept = _bind(wl, task, DecodeConfig(beam_mode="reference")).embed([task.init])[0]
+    dropped = _bind(wl, task, DecodeConfig(beam_mode="reference-nostatics")).embed([task.init])[0]
+    view = ProblemView.from_task(task)
+    bare = wl.bind_view(ProblemView(view.name, view.objects, frozenset(), view.goal)).embed([task.init])[0]
+    assert np.array_equal(dropped, bare) and not np.array_equal(dropped, kept)
+    assert DecodeConfig(beam_mode="pooled-nostatics").beam_kind == "pooled"
+    fsf = make_encoder("fsf", DOMAIN)
+    fsf.fit([gripper_data["records"][n] for n in (1, 2, 3, 4)])
+    with pytest.raises(GenplanError, match="never embeds static atoms"):
+        _bind(fsf, task, DecodeConfig(beam_mode="pooled-nostatics"))

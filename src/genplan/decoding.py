@@ -20,6 +20,12 @@ Two beam modes:
   this fixed point and reports it as ``idle`` with ``steps == horizon`` without burning the idle
   iterations (their outcome is determined).
 
+Either mode may carry the suffix ``-nostatics`` (``pooled-nostatics``, ``reference-nostatics``):
+the states are then embedded at inference WITHOUT the problem's static atoms, as the reference's
+pyperplan grounding does, although training embedded them with (its defect 2). It exists to
+measure the static-atom fix (``reference-nostatics`` is the reference's decoder as written, its
+pyperplan operator pruning aside) and applies to WL encodings only: FSF never embeds static atoms.
+
 Both modes break score ties by the plan's text, as the reference does, and both keep the
 initial state on every path's visited set (so a Gripper robot that first moves to the empty room
 has no unvisited successor: the reference beam then idles, as observed for its XGBoost models).
@@ -29,14 +35,18 @@ the reference's LSTM decoder does (`DecodeConfig.memory`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from genplan.errors import GenplanError
+from genplan.features.base import ProblemView
 from genplan.pddl_io import Action, Task, atom_to_str
 
-BEAM_MODES = ("pooled", "reference")
+BEAM_MODES = ("pooled", "reference", "pooled-nostatics", "reference-nostatics")
+NO_STATICS = "-nostatics"
 
 
 def check_beam_mode(name: str) -> str:
@@ -59,6 +69,16 @@ class DecodeConfig:
         check_beam_mode(self.beam_mode)
         if self.beam < 1 or self.horizon_min < 0 or self.horizon_per_object < 0:
             raise ValueError(f"invalid decoder settings: {self}")
+
+    @property
+    def beam_kind(self) -> str:
+        """`pooled` or `reference`: the beam, whatever the static-atom variant."""
+        return self.beam_mode.removesuffix(NO_STATICS)
+
+    @property
+    def drop_statics(self) -> bool:
+        """Embed inference states without static atoms (the reference's defect 2)."""
+        return self.beam_mode.endswith(NO_STATICS)
 
     def horizon(self, num_objects: int) -> int:
         return max(self.horizon_min, self.horizon_per_object * num_objects)
@@ -134,11 +154,20 @@ def _child_plan_text(parent: _Entry, action: Action) -> str:
     return f"[{item}]" if not parent.plan else f"{parent.plan_text[:-1]}, {item}]"
 
 
+def _bind(encoder, task: Task, cfg: DecodeConfig):
+    if not cfg.drop_statics:
+        return encoder.bind(task)
+    if encoder.name != "wl":
+        raise GenplanError(f"beam mode {cfg.beam_mode} reproduces a defect of WL embeddings; "
+                           f"a {encoder.name} model never embeds static atoms", task.path)
+    return encoder.bind_view(dataclasses.replace(ProblemView.from_task(task), statics=frozenset()))
+
+
 class _Search:
     def __init__(self, model, task: Task, mtask, cfg: DecodeConfig):
         self.model, self.mtask, self.cfg = model, mtask, cfg
         self.horizon = cfg.horizon(task.num_objects)
-        self.cache = _EmbeddingCache(model.encoder.bind(task))
+        self.cache = _EmbeddingCache(_bind(model.encoder, task, cfg))
         self.goal = np.asarray(self.cache.bound.embed_goal())
         self.expansions = 0
         self.predict_calls = 0
@@ -213,7 +242,7 @@ def decode(model, task: Task, mtask, cfg: DecodeConfig | None = None) -> DecodeR
     cfg = cfg or DecodeConfig()
     start = time.perf_counter()
     search = _Search(model, task, mtask, cfg)
-    if cfg.beam_mode == "reference":
+    if cfg.beam_kind == "reference":
         return _decode_reference(search, start)
     return _decode_pooled(search, start)
 

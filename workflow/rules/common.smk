@@ -134,6 +134,7 @@ def state_centric_evaluations():
         for m, s in state_centric_jobs()
         for split in config["evaluation"]["splits"]
         for beam in config["decode"]["beam_modes"]
+        if not (beam.endswith("-nostatics") and m.startswith("fsf"))  # FSF never embeds statics
     ]
 
 

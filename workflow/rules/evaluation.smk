@@ -14,7 +14,7 @@ rule evaluate_transition_model:
     wildcard_constraints:
         model="(wl|fsf)_(lstm|xgb)_(state|delta)",
         seed=r"\d+",
-        beam_mode="pooled|reference",
+        beam_mode="pooled|reference|pooled-nostatics|reference-nostatics",
     threads: 1
     resources:
         mem_mb=evaluation_resource("mem_mb", 4000),
