@@ -102,3 +102,17 @@ def test_report_command_line(tmp_path):
     assert (out / "tables" / "state-centric-table1.md").is_file()
     bad = run_cli("report", "no-such-paper", "--results", res, "--out-dir", out)
     assert bad.returncode != 0 and "Unknown value" in bad.stderr
+
+
+def test_decoders_table_puts_each_decoder_side_by_side(tmp_path):
+    res = _results(tmp_path)
+    for seed in SOLVED:  # the reference decoder as written solves nothing here
+        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.reference-nostatics.csv"
+        write_csv(path, _eval_rows("wl_xgb_delta", seed, "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
+    build_report("state-centric", res, res)
+    rows = {(r["split"], r["system"], r["variant"]): r for r in _read(res / "tables" / "state-centric-decoders.csv")}
+    r = rows[("extrapolation", "wl_xgb", "delta")]
+    assert (r["reference-nostatics"], r["reference"], r["pooled"], r["pooled-nostatics"]) == ("0.0000", "0.5000", "1.0000", "")
+    assert (r["beam_fix"], r["static_fix"], float(r["published"])) == ("+0.5000", "+0.5000", 0.5)
+    assert rows[("validation", "wl_xgb", "delta")]["static_fix"] == ""
+    assert "static-atom fix" in (res / "tables" / "state-centric-decoders.md").read_text()

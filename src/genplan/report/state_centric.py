@@ -35,6 +35,10 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     t3 = table3_rows(collect.training_summaries(results), pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
                       table3_grids(t3), "Table 3")
+    d_rows = decoder_rows(t1)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
+    written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
     q_rows = quality_rows(evals, plans)
     tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, QUALITY_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality_md(q_rows))
@@ -167,6 +171,39 @@ def table3_grids(rows: list[dict]) -> list[tuple]:
         out.append((f"Feature dimensions and model sizes, benchmark {bench}; the published LSTM count "
                     "matches a 2x256 LSTM with the state-mode head, the XGBoost mode is not stated", headers, sel))
     return out
+
+
+DECODER_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "n_problems", "published", *BEAM_MODES,
+                   "beam_fix", "static_fix"]
+
+
+def decoder_rows(t1: list[dict]) -> list[dict]:
+    """Coverage of one model under each decoder run, side by side: `beam_fix` = pooled - reference
+    (defect 1), `static_fix` = reference - reference-nostatics (defect 2); blank when not run."""
+    groups = aggregate.group([r for r in t1 if r["beam_mode"]], ("benchmark", "domain", "split", "system", "variant"))
+    rows = []
+    for (bench, dom, split, system, variant), rs in groups.items():
+        cov = {r["beam_mode"]: float(r["ours_mean"]) for r in rs}
+        diff = lambda a, b: f"{cov[a] - cov[b]:+.4f}" if a in cov and b in cov else ""  # noqa: E731
+        rows.append({"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": variant,
+                     "n_problems": rs[0]["n_problems"], "published": rs[0]["published_mean"],
+                     **{b: f"{cov[b]:.4f}" if b in cov else "" for b in BEAM_MODES},
+                     "beam_fix": diff("pooled", "reference"), "static_fix": diff("reference", "reference-nostatics")})
+    order = {s: i for i, s in enumerate(("validation", *TEST_SPLITS))}
+    rows.sort(key=lambda r: (r["benchmark"], r["domain"], order.get(r["split"], 9), r["system"], r["variant"]))
+    return rows
+
+
+def decoders_md(rows: list[dict]) -> str:
+    headers = ["benchmark", "domain", "split", "model", "published", *BEAM_MODES, "beam fix", "static-atom fix"]
+    body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}", render.num(_f(r["published"])),
+             *[render.num(_f(r[b])) for b in BEAM_MODES], r["beam_fix"] or "–", r["static_fix"] or "–"] for r in rows]
+    intro = ("# State-centric decoders side by side: coverage (mean over seeds)\n\n"
+             "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
+             "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
+             "`pooled-nostatics` keeps defect 2 only. Beam fix = pooled - reference; static-atom fix = "
+             "reference - reference-nostatics. A blank cell was not run.\n\n")
+    return intro + render.md(headers, body)
 
 
 QUALITY_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "beam_mode", "n_seeds", "n_problems",
