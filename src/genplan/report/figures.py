@@ -26,7 +26,10 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     published number (`published(domain, split, system, variant)` -> (mean, std) or None) and ours
     with each beam decoder (error bars: std over seeds; Fast Downward has one run, no beam)."""
     sel = [r for r in rows if r["split"] == split]
-    panels = sorted({(r["benchmark"], r["domain"]) for r in sel}, key=lambda p: (p[0], _rank(p[1])))
+    # A panel per (benchmark, domain) that has a learned model's result; Fast Downward alone only
+    # when no model has been evaluated yet.
+    learned = {(r["benchmark"], r["domain"]) for r in sel if r["beam_mode"]}
+    panels = sorted(learned or {(r["benchmark"], r["domain"]) for r in sel}, key=lambda p: (p[0], _rank(p[1])))
     labels = ["FD"] + [f"{s}\n{m}" for s, m in systems]
     keys = [("fast_downward", "astar_lmcut")] + list(systems)
     series = [("published", None), ("ours, reference beam (FD: our run)", "reference"), ("ours, pooled beam", "pooled")]
@@ -49,6 +52,9 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
                     stds.append(_f(r["ours_std"]) if r else np.nan)
             ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, yerr=np.nan_to_num(stds), label=name,
                    color=("0.6", "tab:blue", "tab:orange")[i], capsize=2)
+            for j, m in enumerate(means):  # not run, as opposed to a coverage of 0
+                if np.isnan(m) and not (beam == "pooled" and keys[j][0] == "fast_downward"):
+                    ax.text(x[j] + (i - 1) * width, 0.02, "–", ha="center", va="bottom", fontsize=7)
         ax.set_title(f"{dom} ({bench})", fontsize=9)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("coverage")
@@ -59,7 +65,7 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     else:
         axes[0, 0].legend(fontsize=7, ncol=3, loc="upper right")
     fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
     written = []
     for ext in ("png", "pdf"):
         path = stem.with_suffix(f".{ext}")

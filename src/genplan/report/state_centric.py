@@ -195,15 +195,20 @@ def decoder_rows(t1: list[dict]) -> list[dict]:
     return rows
 
 
+def _signed(value: str) -> str:
+    """A difference of two coverages for reading: two decimals with its sign, – when not run."""
+    return f"{float(value):+.2f}" if value else "–"
+
+
 def decoders_md(rows: list[dict]) -> str:
     headers = ["benchmark", "domain", "split", "model", "published", *BEAM_MODES, "beam fix", "static-atom fix"]
     body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}", render.num(_f(r["published"])),
-             *[render.num(_f(r[b])) for b in BEAM_MODES], r["beam_fix"] or "–", r["static_fix"] or "–"] for r in rows]
+             *[render.num(_f(r[b])) for b in BEAM_MODES], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
     intro = ("# State-centric decoders side by side: coverage (mean over seeds)\n\n"
              "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
              "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
              "`pooled-nostatics` keeps defect 2 only. Beam fix = pooled - reference; static-atom fix = "
-             "reference - reference-nostatics. A blank cell was not run.\n\n")
+             "reference - reference-nostatics. A cell with – was not run.\n\n")
     return intro + render.md(headers, body)
 
 
