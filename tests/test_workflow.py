@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO
 
-CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml"]
+CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml", "workflow/configs/paper-cpu.yaml"]
 
 
 def snakemake(*args, cwd=REPO, timeout=900):
