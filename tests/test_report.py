@@ -116,3 +116,23 @@ def test_decoders_table_puts_each_decoder_side_by_side(tmp_path):
     assert (r["beam_fix"], r["static_fix"], float(r["published"])) == ("+0.5000", "+0.5000", 0.5)
     assert rows[("validation", "wl_xgb", "delta")]["static_fix"] == ""
     assert "static-atom fix" in (res / "tables" / "state-centric-decoders.md").read_text()
+
+
+def test_agreement_counts_test_cells_near_the_published_and_lists_the_rest(tmp_path):
+    res = _results(tmp_path)
+    build_report("state-centric", res, res)
+    summary = {r["decoder"]: r for r in _read(res / "tables" / "state-centric-agreement.csv")}
+    # one test cell (blocks extrapolation, published 0.50): reference 0.50 agrees, pooled 1.00 does not
+    assert (summary["reference"]["cells"], summary["reference"]["within_tolerance"]) == ("1", "1")
+    assert (summary["pooled"]["within_tolerance"], summary["pooled"]["mean_diff"]) == ("0", "+0.5000")
+    assert summary["faithful"]["mean_abs_diff"] == "0.0000"  # no -nostatics twin: the reference cell
+    cells = _read(res / "tables" / "state-centric-agreement-cells.csv")
+    assert [(c["decoder"], c["split"], c["run_as"], c["diff"]) for c in cells] == [
+        ("pooled", "extrapolation", "pooled", "+0.5000")]
+    for seed in SOLVED:  # the reference as written (no statics at inference) solves nothing
+        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.reference-nostatics.csv"
+        write_csv(path, _eval_rows("wl_xgb_delta", seed, "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
+    build_report("state-centric", res, res)
+    faithful = [c for c in _read(res / "tables" / "state-centric-agreement-cells.csv") if c["decoder"] == "faithful"]
+    assert [(c["run_as"], c["n_seeds"], c["diff"]) for c in faithful] == [("reference-nostatics", "3", "-0.5000")]
+    assert "Cells outside 0.10" in (res / "tables" / "state-centric-agreement.md").read_text()

@@ -150,7 +150,8 @@ def state_centric_report_inputs(wildcards):
 def state_centric_report_outputs():
     stem = "results/tables/state-centric"
     out = [f"{stem}-table{n}.{ext}" for n in (1, 3) for ext in ("md", "tex", "csv")]
-    out += [f"{stem}-{name}.{ext}" for name in ("quality", "decoders") for ext in ("md", "csv")]
+    out += [f"{stem}-{name}.{ext}" for name in ("quality", "decoders", "agreement") for ext in ("md", "csv")]
+    out += [f"{stem}-agreement-cells.csv"]
     out += [f"results/figures/state-centric-figure{n}.{ext}" for n in (2, 3, 4) for ext in ("png", "pdf")]
     return out
 

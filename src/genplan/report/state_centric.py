@@ -13,7 +13,7 @@ from pathlib import Path
 from genplan import atomic, tables
 from genplan.domains import DOMAINS
 from genplan.planning import best_known_lengths
-from genplan.report import aggregate, collect, figures, render
+from genplan.report import agreement, aggregate, collect, figures, render
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"
@@ -39,6 +39,11 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
     written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
+    summary, outside = agreement.agreement(t1)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-agreement.csv", summary, agreement.SUMMARY_COLUMNS)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-agreement-cells.csv", outside, agreement.CELL_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-agreement.md", agreement.agreement_md(summary, outside))
+    written += [out_dir / "tables" / f"{NAME}-agreement{s}" for s in (".csv", "-cells.csv", ".md")]
     q_rows = quality_rows(evals, plans)
     tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, QUALITY_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality_md(q_rows))
