@@ -15,7 +15,8 @@ import pytest
 
 from conftest import REPO
 
-CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml", "workflow/configs/paper-cpu.yaml"]
+CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml", "workflow/configs/paper-cpu.yaml",
+           "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml"]
 
 
 def snakemake(*args, cwd=REPO, timeout=900):
@@ -29,7 +30,7 @@ def test_lint_is_clean():
 
 @pytest.mark.parametrize("configfile", CONFIGS)
 def test_dry_run(configfile):
-    res = snakemake("-n", "--cores", "2", "--configfile", configfile)
+    res = snakemake("-n", "--cores", "2", "--configfile", *configfile.split())
     assert res.returncode == 0, res.stderr[-3000:]
 
 
