@@ -179,3 +179,25 @@ def test_nostatics_beam_modes_embed_inference_states_without_statics(gripper_dat
     fsf.fit([gripper_data["records"][n] for n in (1, 2, 3, 4)])
     with pytest.raises(GenplanError, match="never embeds static atoms"):
         _bind(fsf, task, DecodeConfig(beam_mode="pooled-nostatics"))
+
+
+def test_wl_without_statics_leaves_them_out_at_training_and_inference_alike(gripper_data):
+    """`statics: false` is the other consistent choice: no static atom in any graph, and a
+    checkpoint says so (older checkpoints, without the key, embedded statics)."""
+    enc = make_encoder("wl", DOMAIN, statics=False)
+    enc.fit([gripper_data["records"][n] for n in (1, 2, 3)])
+    record = gripper_data["records"][2]
+    task = task_of(gripper_data["files"][2])
+    training = enc.bind_record(record).embed(record_states(record))
+    inference = enc.bind(task).embed([task.init])
+    assert np.array_equal(training[0], inference[0])
+    view = ProblemView.from_task(task)
+    bare = enc.bind_view(ProblemView(view.name, view.objects, frozenset(), view.goal)).embed([task.init])
+    assert np.array_equal(bare[0], inference[0])  # the problem's statics change nothing
+    with_statics = make_encoder("wl", DOMAIN)
+    with_statics.fit([gripper_data["records"][n] for n in (1, 2, 3)])
+    assert with_statics.dim != enc.dim  # static predicates add colours
+    saved = enc.to_dict()
+    assert saved["statics"] is False and encoder_from_dict(saved).statics is False
+    del saved["statics"]
+    assert encoder_from_dict(saved).statics is True

@@ -28,7 +28,7 @@ def _choose(name: str) -> type[Encoder]:
 
 def make_encoder(name: str, domain_file: Path, **params) -> Encoder:
     """A new, unfitted encoder of the domain; params are the encoder's options (WL: iterations,
-    multiset_hash; FSF: layout)."""
+    multiset_hash, statics; FSF: layout)."""
     return _choose(name)(domain_file, **params)
 
 

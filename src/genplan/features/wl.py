@@ -3,7 +3,11 @@ raw colour counts over the colours collected on every state of every training tr
 
 Colours first seen after `fit` are dropped by wlplan (they count in its unseen statistics), so
 the dimension is fixed by the training data. The fitted generator is stored in `to_dict` as
-the text of wlplan's own save file."""
+the text of wlplan's own save file.
+
+Every graph holds the problem's static atoms besides the state's fluents, at training and at
+inference alike; `statics=False` leaves them out of both (the other consistent choice; the
+reference had them at training only, its defect 2)."""
 
 from __future__ import annotations
 
@@ -20,10 +24,12 @@ from genplan.features.base import BoundEncoder, Encoder, ProblemView, record_sta
 class WLEncoder(Encoder):
     name = "wl"
 
-    def __init__(self, domain_file: str | Path, iterations: int = 2, multiset_hash: bool = True):
+    def __init__(self, domain_file: str | Path, iterations: int = 2, multiset_hash: bool = True,
+                 statics: bool = True):
         self.domain_file = Path(domain_file)
         self.iterations = int(iterations)
         self.multiset_hash = bool(multiset_hash)
+        self.statics = bool(statics)  # False: static atoms left out of every graph, training and inference
         self.domain = edge.load_domain(domain_file)
         self._fg = None
         self._active: WLBound | None = None
@@ -49,7 +55,8 @@ class WLEncoder(Encoder):
         self._fg, self._active = fg, None
 
     def _converter(self, view: ProblemView) -> edge.ProblemConverter:
-        return edge.ProblemConverter(self.domain, view.objects, view.statics, view.goal, view.path)
+        statics = view.statics if self.statics else frozenset()
+        return edge.ProblemConverter(self.domain, view.objects, statics, view.goal, view.path)
 
     def bind_view(self, problem: ProblemView) -> "WLBound":
         self._generator()
@@ -65,7 +72,7 @@ class WLEncoder(Encoder):
 
     def to_dict(self) -> dict:
         return {"name": self.name, "domain_file": str(self.domain_file), "iterations": self.iterations,
-                "multiset_hash": self.multiset_hash, "generator": edge.generator_to_text(self._generator())}
+                "multiset_hash": self.multiset_hash, "statics": self.statics, "generator": edge.generator_to_text(self._generator())}
 
     @classmethod
     def from_dict(cls, d: dict) -> "WLEncoder":
@@ -73,6 +80,7 @@ class WLEncoder(Encoder):
         enc.domain_file = Path(d["domain_file"])
         enc.iterations = int(d["iterations"])
         enc.multiset_hash = bool(d["multiset_hash"])
+        enc.statics = bool(d.get("statics", True))  # checkpoints written before the option embedded statics
         enc.domain = edge.domain_from_saved(d["generator"])
         enc._fg = edge.generator_from_text(d["generator"])
         enc._active = None
