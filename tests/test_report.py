@@ -136,3 +136,15 @@ def test_agreement_counts_test_cells_near_the_published_and_lists_the_rest(tmp_p
     faithful = [c for c in _read(res / "tables" / "state-centric-agreement-cells.csv") if c["decoder"] == "faithful"]
     assert [(c["run_as"], c["n_seeds"], c["diff"]) for c in faithful] == [("reference-nostatics", "3", "-0.5000")]
     assert "Cells outside 0.10" in (res / "tables" / "state-centric-agreement.md").read_text()
+
+
+def test_decoder_differences_are_taken_over_the_seeds_both_decoders_ran(tmp_path):
+    res = _results(tmp_path)  # reference: seeds 13, 14, 15 solve 1, 2, 3 of 4 problems
+    path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / "seed13" / "extrapolation.reference-nostatics.csv"
+    write_csv(path, _eval_rows("wl_xgb_delta", "13", "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
+    build_report("state-centric", res, res)
+    rows = {(r["split"], r["system"], r["variant"]): r for r in _read(res / "tables" / "state-centric-decoders.csv")}
+    r = rows[("extrapolation", "wl_xgb", "delta")]
+    assert (r["reference"], r["reference_seeds"], r["reference-nostatics_seeds"]) == ("0.5000", "3", "1")
+    assert r["static_fix"] == "+0.2500"  # seed 13 alone: 0.25 - 0, not the 3-seed mean 0.50 - 0
+    assert "| 0.00 (1 seed) |" in (res / "tables" / "state-centric-decoders.md").read_text()

@@ -35,7 +35,7 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     t3 = table3_rows(collect.training_summaries(results), pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
                       table3_grids(t3), "Table 3")
-    d_rows = decoder_rows(t1)
+    d_rows = decoder_rows(evals, t1)
     tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
     written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
@@ -180,20 +180,30 @@ def table3_grids(rows: list[dict]) -> list[tuple]:
 
 
 DECODER_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "n_problems", "published", *BEAM_MODES,
-                   "beam_fix", "static_fix"]
+                   *[f"{b}_seeds" for b in BEAM_MODES], "beam_fix", "static_fix"]
 
 
-def decoder_rows(t1: list[dict]) -> list[dict]:
-    """Coverage of one model under each decoder run, side by side: `beam_fix` = pooled - reference
-    (defect 1), `static_fix` = reference - reference-nostatics (defect 2); blank when not run."""
-    groups = aggregate.group([r for r in t1 if r["beam_mode"]], ("benchmark", "domain", "split", "system", "variant"))
+def decoder_rows(evals: list[dict], t1: list[dict]) -> list[dict]:
+    """Coverage of one model under each decoder run (mean over its seeds), side by side:
+    `beam_fix` = pooled - reference (defect 1), `static_fix` = reference - reference-nostatics
+    (defect 2), each a mean over the seeds that both decoders ran; blank when not run."""
+    published = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"]): r["published_mean"] for r in t1}
+    cov = aggregate.coverage(evals)
+    groups = aggregate.group([{"key": k[:5], "beam": k[5], **c} for k, c in cov.items()], ("key",))
     rows = []
-    for (bench, dom, split, system, variant), rs in groups.items():
-        cov = {r["beam_mode"]: float(r["ours_mean"]) for r in rs}
-        diff = lambda a, b: f"{cov[a] - cov[b]:+.4f}" if a in cov and b in cov else ""  # noqa: E731
+    for ((bench, dom, split, system, variant),), rs in groups.items():
+        by = {r["beam"]: r for r in rs}
+
+        def diff(a, b):
+            if a not in by or b not in by:
+                return ""
+            common = sorted(set(by[a]["per_seed"]) & set(by[b]["per_seed"]))
+            return f"{sum(by[a]['per_seed'][s] - by[b]['per_seed'][s] for s in common) / len(common):+.4f}" if common else ""
+
         rows.append({"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": variant,
-                     "n_problems": rs[0]["n_problems"], "published": rs[0]["published_mean"],
-                     **{b: f"{cov[b]:.4f}" if b in cov else "" for b in BEAM_MODES},
+                     "n_problems": rs[0]["n_problems"], "published": published.get((bench, dom, split, system, variant), ""),
+                     **{b: f"{by[b]['mean']:.4f}" if b in by else "" for b in BEAM_MODES},
+                     **{f"{b}_seeds": by[b]["n_seeds"] if b in by else "" for b in BEAM_MODES},
                      "beam_fix": diff("pooled", "reference"), "static_fix": diff("reference", "reference-nostatics")})
     order = {s: i for i, s in enumerate(("validation", *TEST_SPLITS))}
     rows.sort(key=lambda r: (r["benchmark"], r["domain"], order.get(r["split"], 9), r["system"], r["variant"]))
@@ -205,15 +215,24 @@ def _signed(value: str) -> str:
     return f"{float(value):+.2f}" if value else "–"
 
 
+def _coverage_cell(row: dict, beam: str) -> str:
+    """Coverage under one decoder; its seed count when fewer seeds ran it than another decoder."""
+    most = max(int(row[f"{b}_seeds"]) for b in BEAM_MODES if row[f"{b}_seeds"] != "")
+    n = row[f"{beam}_seeds"]
+    suffix = f" ({n} seed{'s' if int(n) > 1 else ''})" if n != "" and int(n) < most else ""
+    return render.num(_f(row[beam])) + suffix
+
+
 def decoders_md(rows: list[dict]) -> str:
     headers = ["benchmark", "domain", "split", "model", "published", *BEAM_MODES, "beam fix", "static-atom fix"]
     body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}", render.num(_f(r["published"])),
-             *[render.num(_f(r[b])) for b in BEAM_MODES], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
+             *[_coverage_cell(r, b) for b in BEAM_MODES], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
     intro = ("# State-centric decoders side by side: coverage (mean over seeds)\n\n"
              "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
              "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
              "`pooled-nostatics` keeps defect 2 only. Beam fix = pooled - reference; static-atom fix = "
-             "reference - reference-nostatics. A cell with – was not run.\n\n")
+             "reference - reference-nostatics; each difference is a mean over the seeds both decoders ran. "
+             "A decoder run on fewer seeds than another shows its count. A cell with – was not run.\n\n")
     return intro + render.md(headers, body)
 
 
