@@ -148,3 +148,11 @@ def test_decoder_differences_are_taken_over_the_seeds_both_decoders_ran(tmp_path
     assert (r["reference"], r["reference_seeds"], r["reference-nostatics_seeds"]) == ("0.5000", "3", "1")
     assert r["static_fix"] == "+0.2500"  # seed 13 alone: 0.25 - 0, not the 3-seed mean 0.50 - 0
     assert "| 0.00 (1 seed) |" in (res / "tables" / "state-centric-decoders.md").read_text()
+
+
+def test_the_same_results_give_byte_identical_figures(tmp_path):
+    res = _results(tmp_path)
+    build_report("state-centric", res, res)
+    first = {p.name: p.read_bytes() for p in (res / "figures").iterdir()}
+    build_report("state-centric", res, res)
+    assert first == {p.name: p.read_bytes() for p in (res / "figures").iterdir()}

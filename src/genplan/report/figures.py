@@ -70,7 +70,8 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     for ext in ("png", "pdf"):
         path = stem.with_suffix(f".{ext}")
         with atomic.output_file(path) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150)
+            # no creation date in the PDF: the same results give byte-identical figures
+            fig.savefig(tmp, format=ext, dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
         written.append(path)
     plt.close(fig)
     return written
