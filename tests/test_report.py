@@ -156,3 +156,4 @@ def test_the_same_results_give_byte_identical_figures(tmp_path):
     first = {p.name: p.read_bytes() for p in (res / "figures").iterdir()}
     build_report("state-centric", res, res)
     assert first == {p.name: p.read_bytes() for p in (res / "figures").iterdir()}
+    assert all(b"/CreationDate" not in data for name, data in first.items() if name.endswith(".pdf"))
