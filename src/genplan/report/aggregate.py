@@ -8,6 +8,9 @@ from collections import defaultdict
 import numpy as np
 
 EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
+# the decoders in report order (the reference as written first, ours after) and the test splits
+BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics")
+TEST_SPLITS = ("interpolation", "extrapolation")
 
 
 def mean_std(values: list[float]) -> tuple[float, float]:

@@ -9,11 +9,14 @@ was not run, which the listing shows in its `decoder` column). Built from Table 
 
 from __future__ import annotations
 
-from genplan.report import aggregate, render
+from collections import defaultdict
+
+from genplan.report import render
+from genplan.report.aggregate import BEAM_MODES, TEST_SPLITS
 
 TOLERANCE = 0.10
-TEST_SPLITS = ("interpolation", "extrapolation")
 FAITHFUL = "faithful"
+DECODER_ORDER = {d: i for i, d in enumerate((FAITHFUL, *BEAM_MODES))}
 SUMMARY_COLUMNS = ["benchmark", "decoder", "cells", "within_tolerance", "tolerance", "mean_abs_diff", "mean_diff"]
 CELL_COLUMNS = ["benchmark", "decoder", "domain", "split", "system", "variant", "run_as", "n_seeds", "ours",
                 "published", "diff"]
@@ -38,24 +41,21 @@ def _diff(r: dict) -> float:
 
 def agreement(t1: list[dict], tolerance: float = TOLERANCE) -> tuple[list[dict], list[dict]]:
     """(summary rows per benchmark and decoder, rows of the cells outside the tolerance)."""
-    cells = _cells(t1)
+    by_decoder: dict[tuple, list[tuple]] = defaultdict(list)
+    for key, r in _cells(t1).items():
+        by_decoder[key[:2]].append((key, r, _diff(r)))
     summary, outside = [], []
-    for (bench, decoder), keys in sorted(aggregate.group(
-            [{"bench": k[0], "decoder": k[1], "key": k} for k in cells], ("bench", "decoder")).items()):
-        diffs = [_diff(cells[k["key"]]) for k in keys]
+    for (bench, decoder), cells in sorted(by_decoder.items(), key=lambda kv: (kv[0][0], DECODER_ORDER.get(kv[0][1], 9))):
+        diffs = [d for _, _, d in cells]
         summary.append({"benchmark": bench, "decoder": decoder, "cells": len(diffs),
                         "within_tolerance": sum(abs(d) <= tolerance + 1e-9 for d in diffs), "tolerance": tolerance,
                         "mean_abs_diff": f"{sum(map(abs, diffs)) / len(diffs):.4f}",
                         "mean_diff": f"{sum(diffs) / len(diffs):+.4f}"})
-        for k in sorted((k["key"] for k in keys), key=lambda k: (k[2], TEST_SPLITS.index(k[3]), k[4], k[5])):
-            r, d = cells[k], _diff(cells[k])
-            if abs(d) > tolerance + 1e-9:
-                outside.append({"benchmark": bench, "decoder": decoder, "domain": k[2], "split": k[3], "system": k[4],
-                                "variant": k[5], "run_as": r["beam_mode"], "n_seeds": r["n_seeds"],
-                                "ours": r["ours_mean"], "published": r["published_mean"], "diff": f"{d:+.4f}"})
-    order = {d: i for i, d in enumerate((FAITHFUL, "reference-nostatics", "reference", "pooled", "pooled-nostatics"))}
-    summary.sort(key=lambda s: (s["benchmark"], order.get(s["decoder"], 9)))
-    outside.sort(key=lambda s: (s["benchmark"], order.get(s["decoder"], 9)))
+        cells.sort(key=lambda c: (c[0][2], TEST_SPLITS.index(c[0][3]), c[0][4], c[0][5]))
+        outside += [{"benchmark": bench, "decoder": decoder, "domain": k[2], "split": k[3], "system": k[4],
+                     "variant": k[5], "run_as": r["beam_mode"], "n_seeds": r["n_seeds"], "ours": r["ours_mean"],
+                     "published": r["published_mean"], "diff": f"{d:+.4f}"}
+                    for k, r, d in cells if abs(d) > tolerance + 1e-9]
     return summary, outside
 
 

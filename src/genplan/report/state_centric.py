@@ -20,8 +20,7 @@ PAPER = "state-centric-icaps26"
 NAME = "state-centric"
 # Column order of the paper's Table 1 (names, not numbers).
 SYSTEMS = [(f"{e}_{l}", m) for e in ("wl", "fsf") for l in ("lstm", "xgb") for m in ("state", "delta")]
-BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics")
-TEST_SPLITS = ("interpolation", "extrapolation")
+BEAM_MODES, TEST_SPLITS = aggregate.BEAM_MODES, aggregate.TEST_SPLITS
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
            "n_problems", "published_mean", "published_std", "beam_mode", "role"]
 
@@ -30,12 +29,13 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     pub = Published.load(PAPER, published_path)
     evals = collect.evaluation_rows(results)
     plans = collect.plans_tables(results)
-    t1 = table1_rows(evals, plans, pub)
+    cov = aggregate.coverage(evals)
+    t1 = table1_rows(cov, plans, pub)
     written = _write(out_dir / "tables" / f"{NAME}-table1", t1, COLUMNS, table1_grids(t1, pub), "Table 1")
     t3 = table3_rows(collect.training_summaries(results), pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
                       table3_grids(t3), "Table 3")
-    d_rows = decoder_rows(evals, t1)
+    d_rows = decoder_rows(cov, t1)
     tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
     written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
@@ -75,13 +75,14 @@ def _order(values, preferred) -> list:
     return [v for v in preferred if v in vals] + sorted(vals - set(preferred))
 
 
-def table1_rows(evals: list[dict], plans: dict, pub: Published) -> list[dict]:
+def table1_rows(cov: dict[tuple, dict], plans: dict, pub: Published) -> list[dict]:
+    """Fast Downward's coverage from the plans tables, and each model's `cov` (aggregate.coverage)."""
     rows = []
     for (bench, dom, split), table in plans.items():
         mean, n = aggregate.planner_coverage(table, "astar_lmcut")
         p = pub.get("1", dom, split, "fast_downward", "astar_lmcut", "coverage")
         rows.append(_row(bench, dom, split, "fast_downward", "astar_lmcut", mean, None, 1, n, p, ""))
-    for (bench, dom, split, system, mode, beam), c in aggregate.coverage(evals).items():
+    for (bench, dom, split, system, mode, beam), c in cov.items():
         p = pub.get("1", dom, split, system, mode, "coverage")
         rows.append(_row(bench, dom, split, system, mode, c["mean"], c["std"], c["n_seeds"], c["n_problems"], p, beam))
     return rows
@@ -183,12 +184,12 @@ DECODER_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "n_probl
                    *[f"{b}_seeds" for b in BEAM_MODES], "beam_fix", "static_fix"]
 
 
-def decoder_rows(evals: list[dict], t1: list[dict]) -> list[dict]:
-    """Coverage of one model under each decoder run (mean over its seeds), side by side:
-    `beam_fix` = pooled - reference (defect 1), `static_fix` = reference - reference-nostatics
-    (defect 2), each a mean over the seeds that both decoders ran; blank when not run."""
+def decoder_rows(cov: dict[tuple, dict], t1: list[dict]) -> list[dict]:
+    """Coverage of one model under each decoder run (`cov`: aggregate.coverage, mean over its
+    seeds), side by side: `beam_fix` = pooled - reference (defect 1), `static_fix` = reference -
+    reference-nostatics (defect 2), each a mean over the seeds that both decoders ran; blank when
+    not run. Published numbers come from Table 1's rows `t1`."""
     published = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"]): r["published_mean"] for r in t1}
-    cov = aggregate.coverage(evals)
     groups = aggregate.group([{"key": k[:5], "beam": k[5], **c} for k, c in cov.items()], ("key",))
     rows = []
     for ((bench, dom, split, system, variant),), rs in groups.items():
