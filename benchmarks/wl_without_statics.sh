@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # WL models with static atoms left out of every graph (`transition.wl.statics: false`, training and
 # inference alike) beside the committed runs, which embed them in both (the default) and, for the
-# `-nostatics` decoders, at training only (the reference's defect 2). Seed SEED (13), the paper-cpu
-# training settings, on the published instances: needs the paper benchmark's problems, plans
-# tables and train/validation trajectories (snakemake ... results/trajectories/paper/<domain>/...).
+# `-nostatics` decoders, at training only (the reference's defect 2). Seed SEED (13), the training
+# and decoding settings of workflow/configs/paper-cpu.yaml, on the published instances: needs the
+# paper benchmark's problems, plans tables and train/validation trajectories
+# (snakemake ... results/trajectories/paper/<domain>/...).
 # Prints coverage and decoding time per split and decoder for each run.
 #
 #   bash benchmarks/wl_without_statics.sh DOMAIN "SPLITS" MODEL...   [OUT=dir, default a temp dir; SEED=13]
@@ -12,10 +13,22 @@ set -euo pipefail
 DOMAIN=$1; SPLITS=$2; shift 2
 OUT=${OUT:-$(mktemp -d)}
 SEED=${SEED:-13}
-ENC='{"iterations": 2, "multiset_hash": true, "statics": false}'
-XGB="{\"encoder\": $ENC, \"learner\": {\"n_estimators\": 500, \"max_depth\": 8, \"learning_rate\": 0.01, \"early_stopping_rounds\": 10, \"multi_strategy\": \"one_output_per_tree\"}, \"device\": \"cpu\", \"threads\": 1}"
-LSTM="{\"encoder\": $ENC, \"learner\": {\"epochs\": 500, \"batch_size\": 32, \"lr\": 0.01, \"checkpoint_every\": 10, \"context\": \"trajectory\"}, \"device\": \"cpu\", \"threads\": 1}"
-DECODE='{"beam": 3, "horizon_min": 100, "horizon_per_object": 10}'
+CONFIG=workflow/configs/paper-cpu.yaml
+# a training job's and a decoding job's parameters as the workflow builds them from CONFIG
+# (common.smk: transition_params, decode_params), with `statics: false` for WL
+params_of() {
+    python3 - "$CONFIG" "$1" <<'PY'
+import json, sys, yaml
+config, what = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
+if what == "decode":
+    print(json.dumps({k: v for k, v in config["decode"].items() if k != "beam_modes"}, sort_keys=True))
+else:
+    t = config["transition"]
+    print(json.dumps({"encoder": {**(t.get("wl") or {}), "statics": False}, "learner": t[what],
+                      "device": t["device"], "threads": t["threads"]}, sort_keys=True))
+PY
+}
+XGB=$(params_of xgb); LSTM=$(params_of lstm); DECODE=$(params_of decode)
 for model in "$@"; do
     params=$XGB; [[ $model == *lstm* ]] && params=$LSTM
     dir=$OUT/$DOMAIN/$model/seed$SEED; mkdir -p "$dir"
