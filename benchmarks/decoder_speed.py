@@ -1,7 +1,7 @@
 """Decoder speed: our decoder against one built the reference implementation's way, on the same
 problems with the same trained model, from one run.
 
-Ours (genplan.decoding): pymimir successors; per step ONE batched embedding call for the new
+Ours (genplan.planners.beam): pymimir successors; per step ONE batched embedding call for the new
 successors of all beam entries (wlplan generator bound to the problem once, atom conversions
 cached, embeddings cached by state) and ONE batched model call for the whole beam.
 
@@ -32,11 +32,11 @@ from wlplan.planning import Atom as WLAtom
 from wlplan.planning import State as WLState
 
 from genplan import manifest
-from genplan.decoding import DecodeConfig, _child_plan_text, decode
+from genplan.planners.beam import DecodeConfig, _child_plan_text, decode
 from genplan.features.wlplan_edge import ProblemConverter
 from genplan.mimir import MimirTask
 from genplan.pddl_io import parse_domain, parse_problem
-from genplan.solve import load_model
+from genplan.planners.solve import load_model
 
 
 # --- a pure-Python STRIPS grounder (the reference used pyperplan) ---------------------------------

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from genplan.manifest import SPLITS
-from genplan.planning import read_table
+from genplan.stages.plans import read_table
 
 CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first", "reference")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from genplan import importer, statespace, trajectories
+from genplan.stages import importer, statespace, trajectories
 from genplan.errors import GenplanError
 from genplan.manifest import read as read_manifest
 from genplan.mimir import MimirTask

@@ -3,7 +3,7 @@ driven by exact test-double models (tests/transition_doubles.py)."""
 
 import pytest
 
-from genplan.decoding import DecodeConfig, decode
+from genplan.planners.beam import DecodeConfig, decode
 from genplan.domains import domain_file
 from transition_doubles import ConstantModel, OracleModel, gripper_problem, load
 

@@ -5,10 +5,11 @@ import csv
 
 import pytest
 
-from genplan import cli, evaluation, manifest, solve
-from genplan.decoding import DecodeResult
+from genplan import cli, evaluation, manifest
+from genplan.planners import solve
+from genplan.planners.beam import DecodeResult
 from genplan.domains import domain_file
-from genplan.planning import COLUMNS as PLAN_COLUMNS
+from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
 from genplan.tables import write_csv
 from transition_doubles import OracleModel, gripper_problem, load
 
@@ -127,7 +128,7 @@ from test_features import gripper_data  # noqa: E402,F401  (fixture)
 
 @pytest.fixture(scope="module")
 def real_models(gripper_data, tmp_path_factory):  # noqa: F811
-    from genplan.models.train import train_model
+    from genplan.models.transition.train import train_model
 
     out = tmp_path_factory.mktemp("real-models")
     learners = {"wl_xgb_delta": {"n_estimators": 20, "max_depth": 3, "learning_rate": 0.3},

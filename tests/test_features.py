@@ -15,7 +15,7 @@ from genplan.features import encoder_from_dict, make_encoder
 from genplan.features.base import ProblemView, record_states
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, problem_to_pddl
-from genplan.trajectories import FORMAT
+from genplan.stages.trajectories import FORMAT
 
 DOMAIN = domain_file("gripper")
 
@@ -164,7 +164,7 @@ def test_unknown_encoder_name():
 def test_nostatics_beam_modes_embed_inference_states_without_statics(gripper_data):
     """`*-nostatics` reproduces the reference's defect 2 for WL (statics at training only); an
     FSF model, which never embeds statics, is refused with one clear error."""
-    from genplan.decoding import DecodeConfig, _bind
+    from genplan.planners.beam import DecodeConfig, _bind
 
     task = task_of(gripper_data["files"][3])
     wl = make_encoder("wl", DOMAIN)

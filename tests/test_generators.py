@@ -11,10 +11,10 @@ import pymimir as pm
 import pytest
 
 from genplan.domains import domain_file
-from genplan.generators import GENERATORS, generate_size, parse_sizes, size_parameter
-from genplan.generators import blocks, visitall
+from genplan.stages.generators import GENERATORS, generate_size, parse_sizes, size_parameter
+from genplan.stages.generators import blocks, visitall
 from genplan.pddl_io import parse_domain, parse_problem
-from genplan.problems import SPLITS, generate_benchmark
+from genplan.stages.problems import SPLITS, generate_benchmark
 
 SMALL = {  # split -> sizes, in the order train, validation, interpolation, extrapolation
     "blocks": ([2, 3], [4], [3], "5-6"),

@@ -7,11 +7,11 @@ import pytest
 from conftest import run_cli
 from genplan import val
 from genplan.domains import domain_file
-from genplan.generators import generate_size
+from genplan.stages.generators import generate_size
 from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
-from genplan.planner import plan_with_fallback, run_fast_downward
-from genplan.planning import best_known_lengths, plan_split, read_table
-from genplan.problems import generate_benchmark
+from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward
+from genplan.stages.plans import best_known_lengths, plan_split, read_table
+from genplan.stages.problems import generate_benchmark
 
 BLOCKS = domain_file("blocks")
 

@@ -6,7 +6,7 @@ import json
 
 from conftest import run_cli
 from genplan.evaluation import COLUMNS as EVAL_COLUMNS
-from genplan.planning import COLUMNS as PLAN_COLUMNS
+from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
 from genplan.report import build_report
 from genplan.tables import write_csv
 

@@ -1,5 +1,5 @@
 """TEST DOUBLES ONLY (never used by the pipeline): exact "oracle" transition models with the
-interface of `genplan.models.transition.TransitionModel`, for testing the decoder's search logic
+interface of `genplan.models.transition.model.TransitionModel`, for testing the decoder's search logic
 on real problems with real pymimir successors.
 
 `OracleModel` embeds a state as the one-hot vector of its fluent atoms and predicts the true

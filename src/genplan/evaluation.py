@@ -13,8 +13,9 @@ import logging
 import re
 from pathlib import Path
 
-from genplan import manifest, planning, tables
-from genplan.decoding import DecodeConfig
+from genplan import manifest, tables
+from genplan.stages import plans as planning
+from genplan.planners.beam import DecodeConfig
 from genplan.errors import GenplanError
 from genplan.progress import progress
 
@@ -39,7 +40,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
                    params: dict, out: str | Path, benchmark: str | None = None, seed: str | None = None,
                    model=None) -> list[dict]:
     """Evaluate one (model, seed, split, beam mode) job and write its CSV atomically."""
-    from genplan.solve import domain_key, load_model  # pymimir, torch: not needed by the report
+    from genplan.planners.solve import domain_key, load_model  # pymimir, torch: not needed by the report
 
     benchmark_dir, checkpoint = Path(benchmark_dir), Path(checkpoint)
     domain = benchmark_dir / "domain.pddl"
@@ -78,7 +79,7 @@ def _read_plans_table(path: str | Path) -> list[dict]:
 def _evaluate_problem(model, domain: Path, row: dict, cfg: DecodeConfig, best: int | None) -> dict:
     rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
            "horizon": cfg.horizon(row["num_objects"]), "best_known": "" if best is None else best}
-    from genplan.solve import decode_and_validate
+    from genplan.planners.solve import decode_and_validate
 
     try:
         outcome = decode_and_validate(model, domain, row["path"], cfg)

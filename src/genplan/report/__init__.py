@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan.report import state_centric
+from genplan.report.papers import state_centric
 
 REPORTS = {"state-centric": state_centric.build}
 

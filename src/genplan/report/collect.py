@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from genplan import planning
+from genplan.stages import plans as planning
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
 

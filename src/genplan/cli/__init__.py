@@ -7,14 +7,14 @@ import logging
 import sys
 from pathlib import Path
 
-from genplan.cli_types import json_object as _json
+from genplan.cli.types import json_object as _json
 from genplan.errors import GenplanError
 
 log = logging.getLogger("genplan")
 
 
 def cmd_generate(a) -> int:
-    from genplan.problems import generate_benchmark
+    from genplan.stages.problems import generate_benchmark
 
     rows = generate_benchmark(a.domain, a.params, a.seed, Path(a.out))
     log.info("generated %d %s problems into %s", len(rows), a.domain, a.out)
@@ -22,28 +22,28 @@ def cmd_generate(a) -> int:
 
 
 def cmd_import(a) -> int:
-    from genplan.importer import import_benchmark
+    from genplan.stages.importer import import_benchmark
 
     import_benchmark(a.domain, a.source, a.out, verify=not a.no_verify)
     return 0
 
 
 def cmd_plan(a) -> int:
-    from genplan.planning import plan_split
+    from genplan.stages.plans import plan_split
 
     plan_split(a.benchmark_dir, a.split, a.params, a.out_dir, a.out_table, threads=a.threads)
     return 0
 
 
 def cmd_trajectories(a) -> int:
-    from genplan.trajectories import trajectories_split
+    from genplan.stages.trajectories import trajectories_split
 
     trajectories_split(a.benchmark_dir, a.split, a.plans_dir, a.plans_table, a.out)
     return 0
 
 
 def cmd_statespace(a) -> int:
-    from genplan.statespace import statespaces_split
+    from genplan.stages.statespace import statespaces_split
 
     statespaces_split(a.benchmark_dir, a.split, a.max_states, a.out_dir, a.out_table)
     return 0
@@ -51,7 +51,7 @@ def cmd_statespace(a) -> int:
 
 def cmd_stats(a) -> int:
     from genplan import manifest
-    from genplan.stats import split_statistics, write_dataset_statistics
+    from genplan.stages.stats import split_statistics, write_dataset_statistics
 
     res = Path(a.results)
     rows = []
@@ -67,7 +67,7 @@ def cmd_stats(a) -> int:
 
 
 def cmd_train(a) -> int:
-    from genplan.models.train import train_model
+    from genplan.models.transition.train import train_model
 
     summary = train_model(a.model, a.domain, a.train_traj, a.val_traj, a.params, a.seed, a.out, a.log, a.summary)
     log.info("trained %s for %s (seed %d) in %.1f s: %s", a.model, a.domain, a.seed, summary["job_time_s"], a.out)
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("plan")
     s.set_defaults(func=cmd_validate)
 
-    from genplan.decoding_cli import add_parsers as add_decoding_parsers  # solve, evaluate, report
+    from genplan.cli.models import add_parsers as add_decoding_parsers  # solve, evaluate, report
 
     add_decoding_parsers(sub)
     return p

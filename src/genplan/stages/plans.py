@@ -11,7 +11,7 @@ from pathlib import Path
 from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
 from genplan.pddl_io import plan_to_text
-from genplan.planner import PlanResult, plan_with_fallback, run_fast_downward
+from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward
 from genplan.progress import progress
 from genplan.tables import csv_text
 

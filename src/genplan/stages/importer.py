@@ -19,7 +19,7 @@ from pathlib import Path
 from genplan import atomic, manifest
 from genplan.domains import check_domain
 from genplan.errors import GenplanError
-from genplan.generators import size_parameter
+from genplan.stages.generators import size_parameter
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem
 
 log = logging.getLogger("genplan")

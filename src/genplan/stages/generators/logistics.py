@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from genplan.generators import Problem
+from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {"cities": 2, "locations_per_city": 2, "airplanes": 1, "min_packages": 4}
 

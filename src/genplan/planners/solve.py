@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from genplan import atomic, val
-from genplan.decoding import DecodeConfig, DecodeResult, decode
+from genplan.planners.beam import DecodeConfig, DecodeResult, decode
 from genplan.domains import DOMAINS, domain_file
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
@@ -37,7 +37,7 @@ def load_model(checkpoint: str | Path, domain: str | Path, threads: int = 1):
     than two on a loaded 2-core machine); XGBoost boosters load with one thread too."""
     import torch
 
-    from genplan.models.transition import TransitionModel
+    from genplan.models.transition.model import TransitionModel
 
     torch.set_num_threads(threads)
 

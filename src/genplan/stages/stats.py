@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from genplan import atomic, manifest
-from genplan.planning import MAIN_CONFIGS, best_known_lengths, read_table
+from genplan.stages.plans import MAIN_CONFIGS, best_known_lengths, read_table
 from genplan.tables import compress_ints, markdown, write_csv
 
 COLUMNS = [

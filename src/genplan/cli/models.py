@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from genplan.cli_types import json_object as _json
-from genplan.decoding import BEAM_MODES
+from genplan.cli.types import json_object as _json
+from genplan.planners.beam import BEAM_MODES
 
 
 def cmd_solve(a) -> int:
-    from genplan.decoding import DecodeConfig
-    from genplan.solve import solve, summary_line
+    from genplan.planners.beam import DecodeConfig
+    from genplan.planners.solve import solve, summary_line
 
     cfg = DecodeConfig.from_params({}, beam=a.beam, beam_mode=a.beam_mode, horizon_min=a.horizon_min,
                                    horizon_per_object=a.horizon_per_object)

@@ -31,7 +31,7 @@ class Problem:
 
 
 # The modules import Problem from here, so they are imported once it is defined.
-from genplan.generators import blocks, gripper, logistics, visitall  # noqa: E402
+from genplan.stages.generators import blocks, gripper, logistics, visitall  # noqa: E402
 
 GENERATORS = {"blocks": blocks, "gripper": gripper, "logistics": logistics, "visitall": visitall}
 

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from genplan import atomic
-from genplan.models.data import Trajectory, as_transitions, check_mode
+from genplan.datasets.trajectories import Trajectory, as_transitions, check_mode
 
 log = logging.getLogger("genplan")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from genplan.generators import Problem
+from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import random
 
-from genplan.generators import Problem
+from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {"max_side": 11}
 

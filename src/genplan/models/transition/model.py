@@ -20,8 +20,8 @@ import torch
 from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.features import ENCODERS, Encoder, encoder_from_dict
-from genplan.models import lstm, xgb
-from genplan.models.data import MODES
+from genplan.models.transition import lstm, xgb
+from genplan.datasets.trajectories import MODES
 
 FORMAT = "genplan-transition-model"
 VERSION = 1

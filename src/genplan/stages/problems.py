@@ -21,7 +21,7 @@ from genplan import manifest
 from genplan.atomic import output_dir
 from genplan.manifest import SPLITS
 from genplan.domains import domain_file
-from genplan.generators import Problem, generate_size, generator_params, parse_sizes
+from genplan.stages.generators import Problem, generate_size, generator_params, parse_sizes
 from genplan.pddl_io import parse_domain, problem_to_pddl
 
 log = logging.getLogger(__name__)

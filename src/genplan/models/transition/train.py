@@ -23,11 +23,11 @@ import torch
 from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.features import make_encoder
-from genplan.models import lstm, xgb
-from genplan.models.data import count_transitions, embed_trajectories, transition_rows
-from genplan.models.transition import FORMAT, VERSION, parse_model_name, save_checkpoint
+from genplan.models.transition import lstm, xgb
+from genplan.datasets.trajectories import count_transitions, embed_trajectories, transition_rows
+from genplan.models.transition.model import FORMAT, VERSION, parse_model_name, save_checkpoint
 from genplan.pddl_io import parse_domain
-from genplan.trajectories import load as load_trajectories
+from genplan.stages.trajectories import load as load_trajectories
 
 log = logging.getLogger("genplan")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from math import comb, factorial
 
-from genplan.generators import Problem
+from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {}
 

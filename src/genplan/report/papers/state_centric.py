@@ -12,8 +12,9 @@ from pathlib import Path
 
 from genplan import atomic, tables
 from genplan.domains import DOMAINS
-from genplan.planning import best_known_lengths
-from genplan.report import agreement, aggregate, collect, figures, render
+from genplan.stages.plans import best_known_lengths
+from genplan.report import aggregate, collect, figures, render
+from genplan.report.papers import state_centric_agreement as agreement
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"

@@ -15,7 +15,7 @@ from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan
-from genplan.planning import read_table
+from genplan.stages.plans import read_table
 from genplan.progress import progress
 
 log = logging.getLogger("genplan")

@@ -1,0 +1,1 @@
+"""Training examples: from VAL trajectories (transition models) and from full state spaces."""

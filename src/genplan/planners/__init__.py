@@ -1,0 +1,1 @@
+"""Planners: the planner interface, named strategies, and each family's search."""

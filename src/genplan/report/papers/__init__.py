@@ -1,0 +1,1 @@
+"""One report module per paper."""
