@@ -54,7 +54,9 @@ def test_checkpoints_round_trip(trained, gripper_data):  # noqa: F811
     task = task_of(gripper_data["files"][3])
     for model, (out, summary) in trained.items():
         raw = torch.load(out, weights_only=True)
-        assert (raw["name"], raw["domain"], raw["seed"], raw["dim"]) == (model, "gripper", 13, summary["feature_dim"])
+        assert raw["format"] == "genplan-model" and raw["family"] == "transition"
+        ident = raw["identity"]
+        assert (ident["name"], ident["domain"], ident["seed"], ident["dim"]) == (model, "gripper", 13, summary["feature_dim"])
         tm = TransitionModel.load(out, expect_domain="gripper")
         assert (tm.encoding, tm.learner, tm.mode) == parse_model_name(model)
         bound = tm.encoder.bind(task)

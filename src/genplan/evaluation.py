@@ -1,69 +1,71 @@
-"""Stage 7 for the state-centric models: decode every problem of one split with one model, one
-seed and one beam mode; VAL checks every plan; one CSV row per problem.
+"""Stage 7 for every family: plan every problem of one split with one model, seed and strategy;
+VAL checks every plan; one CSV row per problem, the same columns for every family.
 
-A problem counts as solved only when the decoder reached a goal state AND VAL accepts the plan.
+A problem counts as solved only when the planner reached a goal AND VAL accepts the plan.
 Quality is best-known length / plan length, the best-known length being the shortest VAL-valid
 plan of any planner run in the split's plans table (A*, GBFS, LAMA, reference plans).
+
+Columns (`COLUMNS`): benchmark, domain, split, system and variant (as `published_results.csv`
+names them, e.g. `wl_lstm` and `state`), model (the config's name), seed, strategy, problem,
+size, num_objects, horizon, solved, reason, val (VAL's verdict), plan_length, best_known,
+quality, time, steps, model_calls, and `counters`: a JSON object of the family's own counters
+(states_expanded, tokens_generated, embedded, ...; a refused problem's message).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import logging
-import re
 from pathlib import Path
 
 from genplan import manifest, tables
-from genplan.stages import plans as planning
-from genplan.planners.beam import DecodeConfig
 from genplan.errors import GenplanError
 from genplan.progress import progress
+from genplan.stages import plans as planning
 
 log = logging.getLogger("genplan")
 
 COLUMNS = [
-    "benchmark", "domain", "split", "model", "encoding", "learner", "mode", "seed", "beam_mode", "beam",
+    "benchmark", "domain", "split", "system", "variant", "model", "seed", "strategy",
     "problem", "size", "num_objects", "horizon", "solved", "reason", "val", "plan_length",
-    "best_known", "quality", "time", "steps", "expansions", "embedded",
+    "best_known", "quality", "time", "steps", "model_calls", "counters",
 ]
 
 
-def _seed_of(checkpoint: Path, model) -> str:
-    seed = getattr(model, "seed", None)
-    if seed is not None:
-        return str(seed)
-    m = re.search(r"seed(\d+)", str(checkpoint))
-    return m.group(1) if m else ""
+def counters_json(counters: dict) -> str:
+    return json.dumps(counters, sort_keys=True, separators=(",", ":"))
 
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
-                   params: dict, out: str | Path, benchmark: str | None = None, seed: str | None = None,
-                   model=None) -> list[dict]:
-    """Evaluate one (model, seed, split, beam mode) job and write its CSV atomically."""
+                   strategy: str, settings: dict, out: str | Path, benchmark: str | None = None,
+                   seed: str | None = None, model=None) -> list[dict]:
+    """Evaluate one (model, seed, split, strategy) job and write its CSV atomically. `settings`
+    are the model entry's planning settings (transition: `decode`); `model` a model held in memory."""
     from genplan.planners.solve import domain_key, load_model  # pymimir, torch: not needed by the report
+    from genplan.registry import planner as make_planner
 
-    benchmark_dir, checkpoint = Path(benchmark_dir), Path(checkpoint)
+    benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     if not domain.is_file():
         raise GenplanError("domain.pddl missing: not a benchmark folder made by genplan", domain)
-    cfg = DecodeConfig.from_params(params)
     model = model if model is not None else load_model(checkpoint, domain)
+    planner = make_planner(model, strategy, settings)
     best = planning.best_known_lengths(_read_plans_table(plans_table))
     rows = manifest.read(benchmark_dir, split)
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
     common = {
         "benchmark": benchmark or benchmark_dir.parent.name, "domain": domain_key(domain), "split": split,
-        "model": model.name, "encoding": model.encoding, "learner": model.learner, "mode": model.mode,
-        "seed": seed if seed is not None else _seed_of(checkpoint, model),
-        "beam_mode": cfg.beam_mode, "beam": cfg.beam,
+        "system": model.system, "variant": model.variant, "model": model.name,
+        "seed": seed if seed is not None else model.seed, "strategy": strategy,
     }
     records = []
-    for row in progress(rows, total=len(rows), desc=f"{model.name} {split} {cfg.beam_mode}"):
-        records.append({**common, **_evaluate_problem(model, domain, row, cfg, best.get(row["problem"]))})
+    for row in progress(rows, total=len(rows), desc=f"{model.name} {split} {strategy}"):
+        records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]))})
     tables.write_csv(out, records, COLUMNS)
     solved = sum(r["solved"] == "yes" for r in records)
-    log.info("%s %s (%s beam): %d/%d solved", model.name, split, cfg.beam_mode, solved, len(records))
+    log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
     return records
 
 
@@ -76,34 +78,37 @@ def _read_plans_table(path: str | Path) -> list[dict]:
     return table
 
 
-def _evaluate_problem(model, domain: Path, row: dict, cfg: DecodeConfig, best: int | None) -> dict:
-    rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
-           "horizon": cfg.horizon(row["num_objects"]), "best_known": "" if best is None else best}
-    from genplan.planners.solve import decode_and_validate
+def evaluate_problem(planner, domain: Path, row: dict, best: int | None) -> dict:
+    """One row's problem-specific columns: plan, VAL-check, measure."""
+    from genplan.planners.base import Problem
+    from genplan.planners.solve import solve_and_validate
 
-    try:
-        outcome = decode_and_validate(model, domain, row["path"], cfg)
-    except GenplanError as exc:  # e.g. FSF refuses a problem with more objects than slots
-        log.warning("%s: %s", row["problem"], exc.message)
-        return {**rec, "solved": "no", "reason": f"refused: {exc.message}", "val": "", "plan_length": "",
-                "quality": "", "time": "", "steps": 0, "expansions": 0, "embedded": 0}
-    d, verdict = outcome.decoded, outcome.verdict
-    reason = d.reason if not d.solved or verdict.valid else "val_rejected"
-    length = len(d.plan) if outcome.solved else ""
+    outcome = solve_and_validate(planner, Problem(domain, row["path"]))
+    a, verdict = outcome.attempt, outcome.verdict
+    counters = {"states_expanded": a.states_expanded, **a.counters}
+    if a.tokens_generated:
+        counters["tokens_generated"] = a.tokens_generated
+    rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
+           "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,
+           "steps": a.steps, "model_calls": a.model_calls, "counters": counters_json(counters)}
+    if a.reason == "refused":
+        log.warning("%s: %s", row["problem"], a.counters.get("message", "refused"))
+        return {**rec, "solved": "no", "reason": "refused", "val": "", "plan_length": "", "quality": "", "time": ""}
+    reason = a.reason if not a.reached_goal or verdict.valid else "val_rejected"
+    length = len(a.plan) if outcome.solved else ""
     quality = f"{best / length:.4f}" if outcome.solved and best is not None and length else ""
-    return {
-        **rec, "solved": "yes" if outcome.solved else "no", "reason": reason,
-        "val": "valid" if verdict.valid else verdict.message, "plan_length": length, "quality": quality,
-        "horizon": d.horizon, "time": f"{d.time:.4f}", "steps": d.steps, "expansions": d.expansions,
-        "embedded": d.embedded,
-    }
+    return {**rec, "solved": "yes" if outcome.solved else "no", "reason": reason,
+            "val": "valid" if verdict.valid else verdict.message, "plan_length": length, "quality": quality,
+            "time": f"{a.time:.4f}"}
 
 
 def read_evaluation(path: str | Path) -> list[dict]:
-    """Rows of one evaluation CSV; GenplanError names the file when columns are missing."""
+    """Rows of one evaluation CSV; GenplanError names the file when columns are missing (an
+    evaluation of an older genplan: `genplan migrate evaluations` converts it)."""
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     missing = set(COLUMNS) - set(rows[0]) if rows else set()
     if missing:
-        raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)}", path)
+        raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)} (made by an older genplan? "
+                           "`genplan migrate evaluations --results <root>` converts it)", path)
     return rows

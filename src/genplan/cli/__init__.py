@@ -66,14 +66,6 @@ def cmd_stats(a) -> int:
     return 0
 
 
-def cmd_train(a) -> int:
-    from genplan.models.transition.train import train_model
-
-    summary = train_model(a.model, a.domain, a.train_traj, a.val_traj, a.params, a.seed, a.out, a.log, a.summary)
-    log.info("trained %s for %s (seed %d) in %.1f s: %s", a.model, a.domain, a.seed, summary["job_time_s"], a.out)
-    return 0
-
-
 def cmd_validate(a) -> int:
     from genplan import val
 
@@ -140,27 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out-md", required=True)
     s.set_defaults(func=cmd_stats)
 
-    s = sub.add_parser("train", help="train one transition model (model, domain, seed) on trajectories")
-    s.add_argument("--model", required=True, help="{wl|fsf}_{lstm|xgb}_{state|delta}, e.g. wl_xgb_delta")
-    s.add_argument("--domain", required=True)
-    s.add_argument("--train-traj", required=True)
-    s.add_argument("--val-traj", required=True)
-    s.add_argument("--params", type=_json, default={}, help='{"encoder": {...}, "learner": {...}, "device": "auto", "threads": n}')
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--out", required=True, help="the checkpoint")
-    s.add_argument("--log", default=None, help="training log (CSV)")
-    s.add_argument("--summary", default=None, help="summary (JSON)")
-    s.set_defaults(func=cmd_train)
-
     s = sub.add_parser("validate", help="check a plan with VAL; exit 0 only for a valid plan")
     s.add_argument("domain")
     s.add_argument("problem")
     s.add_argument("plan")
     s.set_defaults(func=cmd_validate)
 
-    from genplan.cli.models import add_parsers as add_decoding_parsers  # solve, evaluate, report
+    from genplan.cli.models import add_parsers as add_model_parsers  # train, solve, evaluate, report, migrate
 
-    add_decoding_parsers(sub)
+    add_model_parsers(sub)
     return p
 
 

@@ -1,22 +1,55 @@
-"""Subcommands of the state-centric decoder: `solve`, `evaluate` and `report state-centric`
-(registered on the `genplan` parser by `genplan.cli`)."""
+"""Subcommands of the learned planners, for every family: `train`, `solve`, `evaluate`, `report`
+and `migrate` (registered on the `genplan` parser by `genplan.cli`)."""
 
 from __future__ import annotations
 
+import argparse
+import logging
 import sys
 from pathlib import Path
 
 from genplan.cli.types import json_object as _json
-from genplan.planners.beam import BEAM_MODES
+
+log = logging.getLogger("genplan")
+STRATEGY_HELP = ("a named strategy of the model's family: beam3-pooled (our beam, the default), beam3-reference "
+                 "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
+                 "(WL inference states without static atoms, the reference's defect 2); see "
+                 "genplan.planners.strategies")
+
+
+def cmd_train(a) -> int:
+    from genplan import registry
+
+    settings = dict(a.settings)
+    if a.family is not None:
+        settings["family"] = a.family
+    registry.validate_models({a.model: settings})
+    fam = registry.family(settings["family"])
+    data = {"train": a.train, "validation": a.validation}
+    summary = fam.impl.train(a.model, settings, a.domain, data, a.seed, a.out, a.log, a.summary,
+                             threads=a.threads, device=a.device)
+    log.info("trained %s for %s (seed %d) in %.1f s: %s", a.model, a.domain, a.seed, summary["job_time_s"], a.out)
+    return 0
+
+
+def _planning_settings(a, model) -> dict:
+    settings = dict(a.settings or {})
+    if getattr(a, "horizon_min", None) is not None or getattr(a, "horizon_per_object", None) is not None:
+        decode = dict(settings.get("decode") or {})
+        if a.horizon_min is not None:
+            decode["horizon_min"] = a.horizon_min
+        if a.horizon_per_object is not None:
+            decode["horizon_per_object"] = a.horizon_per_object
+        settings["decode"] = decode
+    return settings
 
 
 def cmd_solve(a) -> int:
-    from genplan.planners.beam import DecodeConfig
-    from genplan.planners.solve import solve, summary_line
+    from genplan.planners.solve import load_model, solve, summary_line
+    from genplan.registry import planner
 
-    cfg = DecodeConfig.from_params({}, beam=a.beam, beam_mode=a.beam_mode, horizon_min=a.horizon_min,
-                                   horizon_per_object=a.horizon_per_object)
-    outcome, text = solve(a.model, a.domain, a.problem, cfg, a.out)
+    model = load_model(a.model, a.domain)
+    outcome, text = solve(planner(model, a.strategy, _planning_settings(a, model)), a.domain, a.problem, a.out)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)
     print(summary_line(outcome, a.problem))
@@ -26,10 +59,7 @@ def cmd_solve(a) -> int:
 def cmd_evaluate(a) -> int:
     from genplan.evaluation import evaluate_split
 
-    params = dict(a.params)
-    if a.beam_mode is not None:
-        params["beam_mode"] = a.beam_mode
-    evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, params, a.out,
+    evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                    benchmark=a.benchmark, seed=a.seed)
     return 0
 
@@ -37,37 +67,73 @@ def cmd_evaluate(a) -> int:
 def cmd_report(a) -> int:
     from genplan.report import build_report
 
-    build_report(a.paper, Path(a.results), Path(a.out_dir), a.published)
+    build_report(a.paper, Path(a.results), Path(a.out_dir or a.results), a.published)
+    return 0
+
+
+def cmd_migrate(a) -> int:
+    from genplan.migrate import migrate_evaluations
+
+    written = migrate_evaluations(a.results)
+    print(f"migrated {len(written)} evaluation CSVs under {a.results}")
     return 0
 
 
 def add_parsers(sub) -> None:
-    s = sub.add_parser("solve", help="decode a plan with a transition model; exit 0 only if VAL accepts it")
-    s.add_argument("--model", required=True, help="model.ckpt written by `genplan train`")
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    s = sub.add_parser("train", formatter_class=fmt,
+                       help="train one model (name, domain, seed) of any family on its stage's outputs")
+    s.add_argument("--model", required=True, help="the model's name in the config's `models` section")
+    s.add_argument("--settings", type=_json, required=True,
+                   help="the model's config entry (JSON): family and the family's settings")
+    s.add_argument("--family", default=None, help="overrides the settings' family")
+    s.add_argument("--domain", required=True, help="the workflow's domain key (blocks, gripper, ...)")
+    s.add_argument("--train", nargs="+", required=True,
+                   help="training data: trajectories (.json.gz) or state-space folders, as the family trains")
+    s.add_argument("--validation", nargs="+", required=True, help="validation data, as --train")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--threads", type=int, default=1, help="torch / XGBoost threads (scheduling: not a parameter)")
+    s.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: CUDA when present")
+    s.add_argument("--out", required=True, help="the checkpoint")
+    s.add_argument("--log", default=None, help="training log (CSV)")
+    s.add_argument("--summary", default=None, help="summary (JSON)")
+    s.set_defaults(func=cmd_train)
+
+    s = sub.add_parser("solve", formatter_class=fmt,
+                       help="plan one problem with a trained model; exit 0 only if VAL accepts the plan")
+    s.add_argument("--model", required=True, help="model.ckpt written by `genplan train` (any family)")
     s.add_argument("domain")
     s.add_argument("problem")
-    s.add_argument("--beam-mode", choices=BEAM_MODES, default="pooled")
-    s.add_argument("--beam", type=int, default=3)
-    s.add_argument("--horizon-min", type=int, default=100)
-    s.add_argument("--horizon-per-object", type=int, default=10)
+    s.add_argument("--strategy", default="beam3-pooled", help=STRATEGY_HELP)
+    s.add_argument("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}")
+    s.add_argument("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)")
+    s.add_argument("--horizon-per-object", type=int, default=None,
+                   help="beam: steps per object when more than --horizon-min (default 10)")
     s.add_argument("--out", default=None, help="plan file, written only for a valid plan (default: stdout)")
     s.set_defaults(func=cmd_solve)
 
-    s = sub.add_parser("evaluate", help="decode and VAL-check one split with one model (one CSV)")
-    s.add_argument("--model", required=True)
+    s = sub.add_parser("evaluate", formatter_class=fmt,
+                       help="plan and VAL-check one split with one model and strategy (one CSV)")
+    s.add_argument("--model", required=True, help="model.ckpt (any family)")
     s.add_argument("--benchmark-dir", required=True)
     s.add_argument("--split", required=True)
     s.add_argument("--plans-table", required=True, help="the split's plans table (best-known lengths)")
-    s.add_argument("--params", type=_json, default={}, help="the `decode` configuration (JSON)")
-    s.add_argument("--beam-mode", choices=BEAM_MODES, default=None, help="overrides params")
+    s.add_argument("--strategy", default="beam3-pooled", help=STRATEGY_HELP)
+    s.add_argument("--settings", type=_json, default={}, help="the model entry's planning settings (JSON)")
     s.add_argument("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)")
     s.add_argument("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)")
     s.add_argument("--out", required=True)
     s.set_defaults(func=cmd_evaluate)
 
-    s = sub.add_parser("report", help="a paper's tables and figures from the pipeline's result files")
+    s = sub.add_parser("report", formatter_class=fmt, help="a paper's tables and figures from the result files")
     s.add_argument("paper", help="state-centric")
-    s.add_argument("--results", default="results")
-    s.add_argument("--out-dir", default="results")
+    s.add_argument("--results", default="results", help="the results root to read")
+    s.add_argument("--out-dir", default=None, help="where tables/ and figures/ go (default: --results)")
     s.add_argument("--published", default=None, help="published_results.csv (default: the packaged copy)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("migrate", formatter_class=fmt,
+                       help="convert evaluation CSVs of an older genplan to the one schema of every family")
+    s.add_argument("what", choices=["evaluations"])
+    s.add_argument("--results", default="results", help="the results root")
+    s.set_defaults(func=cmd_migrate)

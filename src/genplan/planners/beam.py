@@ -45,51 +45,48 @@ from genplan.errors import GenplanError
 from genplan.features.base import ProblemView
 from genplan.pddl_io import Action, Task, atom_to_str
 
-BEAM_MODES = ("pooled", "reference", "pooled-nostatics", "reference-nostatics")
-NO_STATICS = "-nostatics"
-
-
-def check_beam_mode(name: str) -> str:
-    if name not in BEAM_MODES:
-        raise ValueError(f"Unknown value {name=}. Must be from {list(BEAM_MODES)}")
-    return name
+BEAM_KINDS = ("pooled", "reference")
 
 
 @dataclass(frozen=True)
 class DecodeConfig:
-    """Decoder settings; the horizon is ``max(horizon_min, horizon_per_object * |objects|)``."""
+    """Decoder settings; the horizon is ``max(horizon_min, horizon_per_object * |objects|)``.
+    The beam (`beam_kind`) and whether inference embeds static atoms (`statics`) are two
+    independent switches (strategy names `beam3-pooled`, `beam3-reference-nostatics`, ...)."""
 
     beam: int = 3
-    beam_mode: str = "pooled"
+    beam_kind: str = "pooled"
+    statics: bool = True  # False: embed inference states without static atoms (defect 2)
     horizon_min: int = 100
     horizon_per_object: int = 10
     memory: bool = True  # carry a recurrent model's memory (LSTM h, c) along each path
 
     def __post_init__(self):
-        check_beam_mode(self.beam_mode)
+        if self.beam_kind not in BEAM_KINDS:
+            raise ValueError(f"Unknown value beam_kind={self.beam_kind!r}. Must be from {list(BEAM_KINDS)}")
         if self.beam < 1 or self.horizon_min < 0 or self.horizon_per_object < 0:
             raise ValueError(f"invalid decoder settings: {self}")
 
     @property
-    def beam_kind(self) -> str:
-        """`pooled` or `reference`: the beam, whatever the static-atom variant."""
-        return self.beam_mode.removesuffix(NO_STATICS)
+    def drop_statics(self) -> bool:
+        return not self.statics
 
     @property
-    def drop_statics(self) -> bool:
-        """Embed inference states without static atoms (the reference's defect 2)."""
-        return self.beam_mode.endswith(NO_STATICS)
+    def beam_mode(self) -> str:
+        """The decoder's name in the state-centric report: `pooled`, `reference-nostatics`, ..."""
+        return self.beam_kind + ("" if self.statics else "-nostatics")
 
     def horizon(self, num_objects: int) -> int:
         return max(self.horizon_min, self.horizon_per_object * num_objects)
 
     @classmethod
-    def from_params(cls, params: dict, **overrides) -> "DecodeConfig":
-        """From the configuration's `decode` section (unrelated keys such as `beam_modes` ignored)."""
-        keys = ("beam", "beam_mode", "horizon_min", "horizon_per_object", "memory")
-        values = {k: params[k] for k in keys if k in params}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+    def from_strategy(cls, strategy, settings: dict | None = None) -> "DecodeConfig":
+        """From a `beam` strategy (genplan.planners.strategies) and the model's `decode` settings
+        (horizon_min, horizon_per_object, memory)."""
+        if strategy.kind != "beam":
+            raise ValueError(f"the beam decoder cannot run strategy {strategy.name!r}")
+        return cls(beam=strategy["width"], beam_kind=strategy["beam"], statics=strategy["statics"],
+                   **(settings or {}))
 
 
 @dataclass
@@ -158,7 +155,7 @@ def _bind(encoder, task: Task, cfg: DecodeConfig):
     if not cfg.drop_statics:
         return encoder.bind(task)
     if encoder.name != "wl":
-        raise GenplanError(f"beam mode {cfg.beam_mode} reproduces a defect of WL embeddings; "
+        raise GenplanError(f"decoder {cfg.beam_mode} reproduces a defect of WL embeddings; "
                            f"a {encoder.name} model never embeds static atoms", task.path)
     return encoder.bind_view(dataclasses.replace(ProblemView.from_task(task), statics=frozenset()))
 
@@ -281,3 +278,25 @@ def _decode_reference(search: _Search, start: float) -> DecodeResult:
         scored = search.score(beam, search.predict(beam), cands)
         beam = [search.child(beam, c) for c in scored[: search.cfg.beam]]
     return search.result(beam[0], False, search.horizon, "horizon", start)
+
+
+class BeamPlanner:
+    """The planner interface (`genplan.planners.base`) over Algorithm 1, for a transition model
+    held in memory and a `beam` strategy; `decode` settings: horizon_min, horizon_per_object,
+    memory. A problem the model's encoder refuses (FSF slots) comes back as `refused`."""
+
+    def __init__(self, model, strategy, settings: dict | None = None):
+        self.model, self.strategy = model, strategy.name
+        self.cfg = DecodeConfig.from_strategy(strategy, settings)
+
+    def solve(self, problem) -> "Attempt":
+        from genplan.planners.base import Attempt
+
+        start = time.perf_counter()
+        try:
+            d = decode(self.model, problem.task, problem.mimir, self.cfg)
+        except GenplanError as exc:  # e.g. FSF refuses a problem with more objects than slots
+            return Attempt([], "refused", time.perf_counter() - start, horizon=self.cfg.horizon(problem.task.num_objects),
+                           counters={"message": exc.message})
+        return Attempt(d.plan, d.reason, d.time, steps=d.steps, horizon=d.horizon, model_calls=d.predict_calls,
+                       states_expanded=d.expansions, counters={"embedded": d.embedded, "embed_calls": d.embed_calls})

@@ -1,6 +1,6 @@
 """Reading the pipeline's result files for the reports (nothing is computed from code constants).
 
-- evaluation CSVs: results/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<beam_mode>.csv
+- evaluation CSVs: results/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
 - plans tables:    results/plans/<benchmark>/<domain>/<split>.csv
 - training summaries: results/models/<benchmark>/<domain>/<model>/seed<seed>/*.json (`feature_dim` ...)
 """
@@ -13,17 +13,19 @@ from pathlib import Path
 from genplan.stages import plans as planning
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
+from genplan.paths import Layout
 
 SPLITS = ("validation", "interpolation", "extrapolation")
 
 
 def evaluation_rows(results: Path) -> list[dict]:
-    """Every row of every evaluation CSV under `results`, each with `system` (encoding_learner)."""
+    """Every row of every evaluation CSV under `results` (genplan.evaluation.COLUMNS), each with
+    its `source` file and its `counters` parsed."""
     rows = []
-    for path in sorted((results / "evaluation").glob("*/*/*/seed*/*.csv")):
+    for path in Layout(str(results)).evaluation_files():
         for r in read_evaluation(path):
-            r["system"] = f"{r['encoding']}_{r['learner']}"
             r["source"] = str(path)
+            r["counters"] = json.loads(r["counters"] or "{}")
             rows.append(r)
     return rows
 

@@ -1,35 +1,31 @@
-"""A trained transition model as the decoder uses it: encoder + learner + mode, loaded from one
-self-describing checkpoint.
+"""A trained transition model as the decoder uses it: encoder + learner + mode, loaded from the
+checkpoint envelope of `genplan.models.checkpoint` (family "transition").
 
-Checkpoint (``torch.save`` of a dict of plain values and tensors, readable with
-``torch.load(path, weights_only=True)``): format, version, name, domain (the workflow's key,
-e.g. ``blocks``), pddl_domain, encoding, learner, mode, seed, dim, config (the job's parameters),
-encoder (``Encoder.to_dict()``), weights (LSTM state dict, or XGBoost's UBJ model as bytes),
-training (epochs or rounds, best epoch, best validation loss, LSTM optimizer state) and summary."""
+Its identity holds name, domain (the workflow's key, e.g. ``blocks``), pddl_domain, seed,
+encoding, learner, mode and dim; its vocabulary is the encoder (``Encoder.to_dict()``); its
+weights the LSTM state dict or XGBoost's UBJ model as bytes; its config the network and training
+settings; its training the epochs or rounds, best epoch, best validation loss (and the LSTM
+optimizer state)."""
 
 from __future__ import annotations
 
-import io
-import pickle
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.features import ENCODERS, Encoder, encoder_from_dict
+from genplan.models import checkpoint
 from genplan.models.transition import lstm, xgb
 from genplan.datasets.trajectories import MODES
 
-FORMAT = "genplan-transition-model"
-VERSION = 1
 LEARNERS = ("lstm", "xgb")
 
 
 def parse_model_name(name: str) -> tuple[str, str, str]:
-    """``wl_xgb_delta`` -> ("wl", "xgb", "delta"); ValueError for an unknown part."""
+    """``wl_xgb_delta`` -> ("wl", "xgb", "delta"): the eight configurations of the paper named as
+    it names them; ValueError for an unknown part."""
     parts = name.split("_")
     choices = [f"{e}_{l}_{m}" for e in ENCODERS for l in LEARNERS for m in MODES]
     if len(parts) != 3 or parts[0] not in ENCODERS or parts[1] not in LEARNERS or parts[2] not in MODES:
@@ -40,17 +36,29 @@ def parse_model_name(name: str) -> tuple[str, str, str]:
 class TransitionModel:
     """Predicts the embedding of the next state from the current state's and the goal's."""
 
+    family = "transition"
+
     def __init__(self, ckpt: dict, encoder: Encoder, predictor):
-        self.ckpt = ckpt
-        self.name: str = ckpt["name"]
-        self.domain: str = ckpt["domain"]
-        self.encoding: str = ckpt["encoding"]
-        self.learner: str = ckpt["learner"]
-        self.mode: str = ckpt["mode"]
-        self.seed: int = ckpt["seed"]
-        self.dim: int = ckpt["dim"]
+        self.ckpt = ckpt  # the envelope
+        ident = ckpt["identity"]
+        self.name: str = ident["name"]
+        self.domain: str = ident["domain"]
+        self.encoding: str = ident["encoding"]
+        self.learner: str = ident["learner"]
+        self.mode: str = ident["mode"]
+        self.seed: int = ident["seed"]
+        self.dim: int = ident["dim"]
         self.encoder = encoder
         self._predictor = predictor  # TransitionLSTM (eval mode) or xgboost Booster
+
+    @property
+    def system(self) -> str:
+        """As published_results.csv names it: `wl_lstm`, `fsf_xgb`, ..."""
+        return f"{self.encoding}_{self.learner}"
+
+    @property
+    def variant(self) -> str:
+        return self.mode
 
     def predict_next(self, state_emb: np.ndarray, goal_emb: np.ndarray) -> np.ndarray:
         """state_emb [B, D], goal_emb [D] -> predicted next-state embeddings [B, D], one model call."""
@@ -93,18 +101,27 @@ class TransitionModel:
         return d[0] if single else d
 
     def save(self, path: str | Path) -> None:
-        save_checkpoint(path, self.ckpt)
+        checkpoint.save(path, self.ckpt)
 
     @classmethod
     def load(cls, path, expect_domain: str | None = None) -> "TransitionModel":
-        """The model in a checkpoint; GenplanError for a missing, corrupt or foreign file, an
+        """The model in a checkpoint file; GenplanError for a missing, corrupt or foreign file, an
         unknown format or version, or (with expect_domain) a model of another domain."""
-        ckpt = read_checkpoint(path)
-        if expect_domain is not None and expect_domain not in (ckpt["domain"], ckpt.get("pddl_domain")):
-            raise GenplanError(f"checkpoint is a model of domain {ckpt['domain']!r}, not {expect_domain!r}", path)
+        ckpt = checkpoint.read(path)
+        if expect_domain is not None:
+            check_domain(ckpt, expect_domain, path)
+        return cls.from_envelope(ckpt, path)
+
+    @classmethod
+    def from_envelope(cls, ckpt: dict, path) -> "TransitionModel":
+        ident = ckpt["identity"]
+        missing = [k for k in ("encoding", "learner", "mode", "dim") if k not in ident]
+        if ckpt["family"] != "transition" or missing:
+            raise GenplanError(f"not a transition model (family {ckpt['family']!r}, identity lacks {missing})", path)
         try:
-            encoder = encoder_from_dict(ckpt["encoder"])
-            if ckpt["learner"] == "xgb":
+            parse_model_name("_".join((ident["encoding"], ident["learner"], ident["mode"])))
+            encoder = encoder_from_dict(ckpt["vocabulary"])
+            if ident["learner"] == "xgb":
                 predictor = xgb.booster_from_bytes(ckpt["weights"])
             else:
                 predictor = lstm.TransitionLSTM(lstm.LSTMConfig(**ckpt["config"]["network"]))
@@ -114,38 +131,12 @@ class TransitionModel:
             raise
         except Exception as exc:  # wlplan, xgboost and torch raise their own errors
             raise GenplanError(f"corrupt checkpoint: {type(exc).__name__}: {str(exc)[:200]}", path) from None
-        if encoder.dim != ckpt["dim"]:
-            raise GenplanError(f"corrupt checkpoint: encoder dimension {encoder.dim} != model dimension {ckpt['dim']}", path)
+        if encoder.dim != ident["dim"]:
+            raise GenplanError(f"corrupt checkpoint: encoder dimension {encoder.dim} != model dimension {ident['dim']}", path)
         return cls(ckpt, encoder, predictor)
 
 
-def save_checkpoint(path: str | Path, ckpt: dict) -> None:
-    """Write atomically (a killed job leaves no checkpoint behind)."""
-    buf = io.BytesIO()
-    torch.save(ckpt, buf)
-    atomic.write_bytes(path, buf.getvalue())
-
-
-def read_checkpoint(path: str | Path) -> dict:
-    """The checkpoint dict after checking its format, version and fields."""
-    path = Path(path)
-    if not path.is_file():
-        raise GenplanError("checkpoint not found", path)
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError, OSError) as exc:
-        raise GenplanError(f"corrupt or not a genplan checkpoint ({type(exc).__name__})", path) from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        fmt = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
-        raise GenplanError(f"unknown checkpoint format {fmt!r} (expected {FORMAT!r})", path)
-    if ckpt.get("version") != VERSION:
-        raise GenplanError(f"unsupported checkpoint version {ckpt.get('version')!r} (this genplan reads {VERSION})", path)
-    missing = [k for k in ("name", "domain", "encoding", "learner", "mode", "seed", "dim", "config",
-                           "encoder", "weights") if k not in ckpt]
-    if missing:
-        raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
-    try:
-        parse_model_name(ckpt["name"])
-    except ValueError as exc:
-        raise GenplanError(f"corrupt checkpoint: {exc}", path) from None
-    return ckpt
+def check_domain(ckpt: dict, expect_domain: str, path) -> None:
+    ident = ckpt["identity"]
+    if expect_domain not in (ident["domain"], ident.get("pddl_domain")):
+        raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)

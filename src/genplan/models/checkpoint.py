@@ -1,0 +1,90 @@
+"""One checkpoint envelope for every model family.
+
+A checkpoint is a `torch.save` of a dict of plain values and tensors, readable with
+`torch.load(path, weights_only=True)` (nanoGPT's self-describing checkpoint, generalised):
+
+    format      "genplan-model"
+    version     2
+    family      "transition" | ... (genplan.registry)
+    identity    {name, family, domain (the workflow's key), pddl_domain, seed, ...the family's own}
+    weights     a state dict, or bytes (an XGBoost model)
+    config      the settings the model was trained with (the config's model entry and the job's)
+    vocabulary  what maps problems to model inputs (the WL/FSF encoder; tokens for sequence families)
+    training    the training state (epochs, best epoch, optimizer, ...)
+    summary     the training summary (also written as summary.json)
+
+Version-1 checkpoints of the transition family (format "genplan-transition-model") keep loading:
+`read` converts them. Anything else is refused with one message naming the file.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zipfile
+from pathlib import Path
+
+from genplan import atomic
+from genplan.errors import GenplanError
+
+FORMAT = "genplan-model"
+VERSION = 2
+FIELDS = ("family", "identity", "weights", "config", "vocabulary", "training", "summary")
+IDENTITY = ("name", "family", "domain", "seed")
+V1_FORMAT = "genplan-transition-model"
+_V1_IDENTITY = ("name", "domain", "pddl_domain", "seed", "encoding", "learner", "mode", "dim")
+
+
+def envelope(family: str, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict) -> dict:
+    missing = [k for k in IDENTITY if k not in {**identity, "family": family}]
+    if missing:
+        raise ValueError(f"checkpoint identity lacks {missing}")
+    return {"format": FORMAT, "version": VERSION, "family": family, "identity": {**identity, "family": family},
+            "weights": weights, "config": config, "vocabulary": vocabulary, "training": training, "summary": summary}
+
+
+def save(path: str | Path, ckpt: dict) -> None:
+    """Write atomically (a killed job leaves no checkpoint behind)."""
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(ckpt, buf)
+    atomic.write_bytes(path, buf.getvalue())
+
+
+def read(path: str | Path) -> dict:
+    """The envelope of a checkpoint file, after checking its format, version and fields."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError("checkpoint not found", path)
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError, OSError) as exc:
+        raise GenplanError(f"corrupt or not a genplan checkpoint ({type(exc).__name__})", path) from None
+    fmt = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
+    if fmt == V1_FORMAT:
+        return _from_v1(ckpt, path)
+    if fmt != FORMAT:
+        raise GenplanError(f"unknown checkpoint format {fmt!r} (expected {FORMAT!r})", path)
+    if ckpt.get("version") != VERSION:
+        raise GenplanError(f"unsupported checkpoint version {ckpt.get('version')!r} (this genplan reads "
+                           f"{VERSION}); retrain it with this genplan (delete it and rerun its training rule)", path)
+    missing = [k for k in FIELDS if k not in ckpt] + [f"identity.{k}" for k in IDENTITY if k not in ckpt.get("identity", {})]
+    if missing:
+        raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
+    return ckpt
+
+
+def _from_v1(old: dict, path: Path) -> dict:
+    """A version-1 transition checkpoint in the version-2 envelope."""
+    if old.get("version") != 1:
+        raise GenplanError(f"unsupported checkpoint version {old.get('version')!r} of {V1_FORMAT}; retrain it "
+                           "with this genplan (delete it and rerun its training rule)", path)
+    missing = [k for k in (*_V1_IDENTITY[:2], *_V1_IDENTITY[3:], "config", "encoder", "weights") if k not in old]
+    if missing:
+        raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
+    identity = {k: old[k] for k in _V1_IDENTITY if k in old}
+    return envelope("transition", identity, old["weights"], old["config"], old["encoder"],
+                    old.get("training", {}), old.get("summary", {}))

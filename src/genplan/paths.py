@@ -1,0 +1,98 @@
+"""The results layout, the splits and the benchmarks, in one place.
+
+Every stage's output path is built here, for the workflow (`workflow/rules/common.smk`), the
+command line and the reports alike. A configuration writes under its own results root
+(`results_dir` in the config: `results` for the committed paper-cpu run, `runs/<name>` for the
+others), so that no run overwrites another's files:
+
+    <root>/problems/<benchmark>/<domain>/                 manifest.csv, domain.pddl, <split>/*.pddl
+    <root>/plans/<benchmark>/<domain>/<split>.csv          and <split>/ (plan files)
+    <root>/trajectories/<benchmark>/<domain>/<split>.json.gz
+    <root>/statespaces/<benchmark>/<domain>/<split>.csv    and <split>/*.npz
+    <root>/models/<benchmark>/<domain>/<model>/seed<seed>/  model.ckpt, training.csv, summary.json
+    <root>/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
+    <root>/tables/, <root>/figures/, <root>/benchmarks/ (per-job time and memory), <root>/logs/
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+SPLITS = ("train", "validation", "interpolation", "extrapolation")
+TEST_SPLITS = ("interpolation", "extrapolation")
+EVAL_SPLITS = ("validation", "interpolation", "extrapolation")  # validation selects; reported apart
+BENCHMARKS = ("generated", "paper")
+
+_EVAL = re.compile(r"(?P<split>[a-z]+)\.(?P<strategy>[A-Za-z0-9.\-]+)\.csv")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths under one results root. Arguments may be Snakemake wildcards such as "{domain}"."""
+
+    root: str = "results"
+
+    def _p(self, *parts) -> str:
+        return "/".join([self.root.rstrip("/"), *map(str, parts)])
+
+    def problems(self, benchmark, domain) -> str:
+        return self._p("problems", benchmark, domain)
+
+    def plans_table(self, benchmark, domain, split) -> str:
+        return self._p("plans", benchmark, domain, f"{split}.csv")
+
+    def plans_dir(self, benchmark, domain, split) -> str:
+        return self._p("plans", benchmark, domain, split)
+
+    def trajectories(self, benchmark, domain, split) -> str:
+        return self._p("trajectories", benchmark, domain, f"{split}.json.gz")
+
+    def statespace_table(self, benchmark, domain, split) -> str:
+        return self._p("statespaces", benchmark, domain, f"{split}.csv")
+
+    def statespace_dir(self, benchmark, domain, split) -> str:
+        return self._p("statespaces", benchmark, domain, split)
+
+    def model_dir(self, benchmark, domain, model, seed) -> str:
+        return self._p("models", benchmark, domain, model, f"seed{seed}")
+
+    def checkpoint(self, benchmark, domain, model, seed) -> str:
+        return f"{self.model_dir(benchmark, domain, model, seed)}/model.ckpt"
+
+    def training_log(self, benchmark, domain, model, seed) -> str:
+        return f"{self.model_dir(benchmark, domain, model, seed)}/training.csv"
+
+    def training_summary(self, benchmark, domain, model, seed) -> str:
+        return f"{self.model_dir(benchmark, domain, model, seed)}/summary.json"
+
+    def evaluation(self, benchmark, domain, model, seed, split, strategy) -> str:
+        return self._p("evaluation", benchmark, domain, model, f"seed{seed}", f"{split}.{strategy}.csv")
+
+    def table(self, name, ext) -> str:
+        return self._p("tables", f"{name}.{ext}")
+
+    def figure(self, name, ext) -> str:
+        return self._p("figures", f"{name}.{ext}")
+
+    def log(self, stage, *parts) -> str:
+        return self._p("logs", stage, *parts[:-1], f"{parts[-1]}.log")
+
+    def benchmark(self, stage, *parts) -> str:
+        return self._p("benchmarks", stage, *parts[:-1], f"{parts[-1]}.tsv")
+
+    def evaluation_files(self) -> list[Path]:
+        """Every evaluation CSV under the root, sorted."""
+        return sorted(Path(self.root, "evaluation").glob("*/*/*/seed*/*.csv"))
+
+
+def parse_evaluation_path(path: str | Path) -> dict:
+    """benchmark, domain, model, seed, split, strategy of an evaluation CSV's path; ValueError if
+    the path is not laid out as `Layout.evaluation`."""
+    p = Path(path)
+    m = _EVAL.fullmatch(p.name)
+    if m is None or not p.parent.name.startswith("seed") or len(p.parts) < 5:
+        raise ValueError(f"not an evaluation CSV path (<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv): {path}")
+    return {"benchmark": p.parents[3].name, "domain": p.parents[2].name, "model": p.parents[1].name,
+            "seed": p.parent.name.removeprefix("seed"), "split": m["split"], "strategy": m["strategy"]}

@@ -1,0 +1,69 @@
+"""Named, parameterised planning strategies: the `{strategy}` wildcard and `genplan solve --strategy`.
+
+A strategy name reads as its parameters, so that a results path says how its plans were made:
+
+| name                        | kind     | parameters                                   | families   |
+|-----------------------------|----------|----------------------------------------------|------------|
+| `beam3-pooled`              | beam     | width 3, our pooled beam, statics embedded   | transition |
+| `beam3-reference`           | beam     | width 3, the reference's beam (defect 1)     | transition |
+| `beam3-pooled-nostatics`    | beam     | as above, inference states without statics   | transition |
+| `greedy`                    | greedy   | one choice per step                          | sequence families (to come) |
+| `multibeam10`               | multibeam| 10 beams                                     | sequence families (to come) |
+| `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples                  | sequence families (to come) |
+| `unmask-T20`                | unmask   | T = 20 unmasking steps                       | diffusion (to come) |
+
+The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
+beam (`pooled` | `reference`) and whether inference embeds static atoms (`statics`), each its own
+parameter. Families declare which kinds they offer (`genplan.registry`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_KINDS: dict[str, tuple[re.Pattern, callable]] = {
+    "beam": (re.compile(r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?"),
+             lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None}),
+    "greedy": (re.compile(r"greedy"), lambda m: {}),
+    "multibeam": (re.compile(r"multibeam(?P<beams>[1-9][0-9]*)"), lambda m: {"beams": int(m["beams"])}),
+    "topp": (re.compile(r"topp(?P<p>0?\.[0-9]+|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
+             lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
+    "unmask": (re.compile(r"unmask-T(?P<steps>[1-9][0-9]*)"), lambda m: {"steps": int(m["steps"])}),
+}
+KINDS = tuple(_KINDS)
+EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "multibeam10", "topp0.9x10",
+            "unmask-T20")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    kind: str
+    params: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def __getitem__(self, key):
+        return self.params[key]
+
+
+def parse(name: str) -> Strategy:
+    """The strategy a name describes; ValueError naming the choices for anything else."""
+    for kind, (pattern, params) in _KINDS.items():
+        m = pattern.fullmatch(name)
+        if m:
+            return Strategy(name, kind, params(m))
+    raise ValueError(f"Unknown value strategy={name!r}. Must be of the forms {list(EXAMPLES)}")
+
+
+def beam_mode(strategy: Strategy) -> str:
+    """A beam strategy's decoder as the state-centric report names it: `pooled`, `reference`,
+    `pooled-nostatics`, `reference-nostatics`."""
+    return strategy["beam"] + ("" if strategy["statics"] else "-nostatics")
+
+
+def from_beam_mode(mode: str, width: int = 3) -> str:
+    """The strategy name of an old beam mode (`pooled-nostatics` -> `beam3-pooled-nostatics`)."""
+    name = f"beam{width}-{mode}"
+    if parse(name).kind != "beam":
+        raise ValueError(f"Unknown beam mode {mode!r}")
+    return name

@@ -1,0 +1,106 @@
+"""The model families: how each trains, loads, plans, and what its jobs ask of a cluster.
+
+A *family* is a kind of learned planner (transition, and plangpt, symt, diffusion, heuristic as
+they arrive); a *model* is a named configuration of a family in the config's `models` section; a
+*strategy* is a named way of planning with it (`genplan.planners.strategies`). The workflow and
+the command line speak these three words only. Families register here with the module that
+implements them, imported on first use, so that reading the config (Snakemake parses it for
+every job) imports neither torch nor pymimir.
+
+A family module provides:
+    train(name, settings, domain, data, seed, out, log_csv, summary_json, threads, device) -> summary
+    load(envelope, path) -> a model held in memory (genplan.models.checkpoint envelope)
+    planner(model, strategy, settings) -> a Planner (genplan.planners.base)
+    identity(settings) -> (system, variant) as published_results.csv names them
+    check(name, settings) -> list of problems with a model entry beyond its schema
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from genplan.errors import GenplanError
+from genplan.planners import strategies
+
+TRAINING_DATA = ("trajectories", "statespaces")
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    module: str  # implements train, load, planner, identity, check
+    trains_from: tuple[str, ...]  # stages whose outputs it trains on: trajectories and/or statespaces
+    strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies it offers
+    gpu: bool  # a training job asks the cluster for one GPU (`gpu: 1`)
+
+    @property
+    def impl(self):
+        return importlib.import_module(self.module)
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f for f in (
+        Family("transition", "genplan.models.transition.family", ("trajectories",), ("beam",), gpu=True),
+    )
+}
+
+
+def family(name: str) -> Family:
+    if name not in FAMILIES:
+        raise ValueError(f"Unknown value family={name!r}. Must be from {list(FAMILIES)}")
+    return FAMILIES[name]
+
+
+def check_models(models: dict) -> list[str]:
+    """Every problem with the config's `models` section that its JSON schema cannot see: unknown
+    families, strategies a family does not offer, settings its family rejects. One line each,
+    naming the model."""
+    problems = []
+    for name, entry in (models or {}).items():
+        try:
+            fam = family(entry.get("family"))
+        except ValueError as exc:
+            problems.append(f"models.{name}: {exc}")
+            continue
+        for s in entry.get("strategies", []):
+            try:
+                kind = strategies.parse(s).kind
+            except ValueError as exc:
+                problems.append(f"models.{name}.strategies: {exc}")
+                continue
+            if kind not in fam.strategy_kinds:
+                problems.append(f"models.{name}.strategies: {s!r} is a {kind} strategy; family {fam.name} offers "
+                                f"{list(fam.strategy_kinds)} strategies")
+        problems += [f"models.{name}: {p}" for p in fam.impl.check(name, entry)]
+    return problems
+
+
+def validate_models(models: dict) -> None:
+    problems = check_models(models)
+    if problems:
+        raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
+
+
+def load_model(path: str | Path, expect_domain: str | None = None):
+    """The model of any family in a checkpoint file; GenplanError for a missing, corrupt or
+    foreign file, or (with expect_domain) a model of another domain."""
+    from genplan.models import checkpoint
+
+    env = checkpoint.read(path)
+    if env["family"] not in FAMILIES:
+        raise GenplanError(f"checkpoint of unknown family {env['family']!r} (this genplan knows {list(FAMILIES)})", path)
+    ident = env["identity"]
+    if expect_domain is not None and expect_domain not in (ident["domain"], ident.get("pddl_domain")):
+        raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)
+    return FAMILIES[env["family"]].impl.load(env, path)
+
+
+def planner(model, strategy: str, settings: dict | None = None):
+    """A planner for a model held in memory (its `family` attribute names the family)."""
+    fam = family(model.family)
+    strat = strategies.parse(strategy)
+    if strat.kind not in fam.strategy_kinds:
+        raise ValueError(f"family {fam.name} offers {list(fam.strategy_kinds)} strategies, not {strategy!r}")
+    return fam.impl.planner(model, strat, settings or {})
