@@ -1,15 +1,25 @@
 """Stage 4: full expansion of training problems with pymimir: every reachable state, its optimal
-goal distance h* (-1 for dead ends), and every transition, stored compactly as one `.npz` a problem:
+goal distance h* (-1 for dead ends), and every transition, stored compactly as one `.npz` a problem
+in the format `genplan-statespace/2`, which stands alone: training data needs no other file
+(DESIGN.md, data stage 4; issue 10, item 7).
 
 - `atoms` (str): the fluent atoms, `(pred a b)`; `actions` (str): the ground actions;
 - `state_ptr` (int64, n+1) and `state_atoms` (int32): state i is atoms[state_atoms[ptr[i]:ptr[i+1]]];
 - `h_star` (int32), `is_goal` (bool), `initial` (int);
 - `src`, `dst`, `action` (int32): the transitions;
-- `meta` (str): JSON with the problem, domain file, sizes and the format name.
+- `objects` (str): the problem's objects; `statics` (str): its static atoms, `(pred a b)`;
+  `goal` (str): its goal atoms (all three as `genplan.pddl_io.parse_problem` reads them);
+- `meta` (str): JSON with the format name, the problem (file stem, as in the manifest), its PDDL
+  name, the PDDL domain name, the domain key (`blocks`, ... or null for a domain the package does
+  not ship), the problem and domain file names without directories, and the sizes.
+
+Format 1 (no objects, statics or goal) is refused by `load`: state spaces are not committed, so
+the statespace rule is rerun instead of converting old files.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -19,14 +29,16 @@ import numpy as np
 import pymimir as pm
 
 from genplan import atomic, manifest
+from genplan.domains import DOMAINS, domain_file
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
-from genplan.pddl_io import atom_to_str
+from genplan.pddl_io import atom_to_str, parse_domain, parse_problem
 from genplan.progress import progress
 from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
-FORMAT = "genplan-statespace/1"
+FORMAT = "genplan-statespace/2"
+OLD_FORMATS = ("genplan-statespace/1",)
 SUMMARY_COLUMNS = ("problem", "states", "transitions", "goal_states", "dead_ends", "max_h_star", "h_star_init", "seconds")
 
 
@@ -34,7 +46,18 @@ class StateSpaceTooLarge(GenplanError):
     pass
 
 
+@functools.cache
+def _shipped_domain_keys() -> dict[str, str]:
+    return {parse_domain(domain_file(key)).name: key for key in DOMAINS}
+
+
+def domain_key(pddl_domain_name: str) -> str | None:
+    """The package's key of a shipped domain (`blocks`, ...) from its PDDL name; None otherwise."""
+    return _shipped_domain_keys().get(pddl_domain_name)
+
+
 def expand(domain: Path, problem: Path, max_states: int) -> dict[str, np.ndarray]:
+    parsed = parse_problem(problem, parse_domain(domain))  # names the file when it is malformed
     task = MimirTask(domain, problem)
     space = pm.StateSpaceSampler.new(task.problem, max_states=int(max_states))
     if space is None:
@@ -73,8 +96,14 @@ def expand(domain: Path, problem: Path, max_states: int) -> dict[str, np.ndarray
             src.append(i)
             dst.append(position[succ.get_index()])
             act.append(action_ids.setdefault(task.action(ground_action), len(action_ids)))
-    meta = {"format": FORMAT, "problem": Path(problem).stem, "problem_file": str(problem),
-            "domain_file": str(domain), "states": len(states), "transitions": len(src)}
+    atom_list = list(atom_ids)
+    init_atoms = {atom_list[j] for j in flat[ptr[initial]:ptr[initial + 1]]} if initial >= 0 else None
+    if init_atoms != set(parsed.init):  # pymimir and pddl_io must agree on what is static
+        raise GenplanError("pymimir's initial state differs from the parsed fluent atoms of the problem", problem)
+    meta = {"format": FORMAT, "problem": Path(problem).stem, "problem_name": parsed.name,
+            "domain_name": parsed.domain_name, "domain": domain_key(parsed.domain_name),
+            "problem_file": Path(problem).name, "domain_file": Path(domain).name,
+            "states": len(states), "transitions": len(src)}
     return {
         "atoms": np.array([atom_to_str(a) for a in atom_ids], dtype=str),
         "actions": np.array(["(" + " ".join(a) + ")" for a in action_ids], dtype=str),
@@ -82,7 +111,11 @@ def expand(domain: Path, problem: Path, max_states: int) -> dict[str, np.ndarray
         "state_atoms": np.array(flat, dtype=np.int32),
         "h_star": h_star, "is_goal": is_goal, "initial": np.array(initial),
         "src": np.array(src, dtype=np.int32), "dst": np.array(dst, dtype=np.int32),
-        "action": np.array(act, dtype=np.int32), "meta": np.array(json.dumps(meta)),
+        "action": np.array(act, dtype=np.int32),
+        "objects": np.array(parsed.objects, dtype=str),
+        "statics": np.array(sorted(atom_to_str(a) for a in parsed.statics), dtype=str),
+        "goal": np.array(sorted(atom_to_str(a) for a in parsed.goal), dtype=str),
+        "meta": np.array(json.dumps(meta)),
     }
 
 
@@ -112,7 +145,12 @@ def statespaces_split(benchmark_dir: str | Path, split: str, max_states: int, ou
     return table
 
 
+KEYS = ("atoms", "actions", "state_ptr", "state_atoms", "h_star", "is_goal", "initial", "src", "dst",
+        "action", "objects", "statics", "goal", "meta")
+
+
 def load(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays of a `genplan-statespace/2` file; GenplanError naming the file otherwise."""
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -120,6 +158,15 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
         meta = json.loads(str(space["meta"]))
     except Exception as exc:
         raise GenplanError(f"not a state-space file: {exc}", path) from None
-    if meta.get("format") != FORMAT:
-        raise GenplanError(f"unknown state-space format {meta.get('format')!r}", path)
+    fmt = meta.get("format")
+    if fmt in OLD_FORMATS:
+        raise GenplanError(
+            f"state-space format {fmt!r} is out of date (it lacks the objects, static atoms and goal "
+            f"that {FORMAT} stores): rerun the statespace rule, e.g. `snakemake --cores 1 "
+            f"{path.parent.with_suffix('.csv')} --forcerun statespace_split`; state spaces are not committed", path)
+    if fmt != FORMAT:
+        raise GenplanError(f"unknown state-space format {fmt!r} (expected {FORMAT!r})", path)
+    missing = [k for k in KEYS if k not in space]
+    if missing:
+        raise GenplanError(f"state-space file lacks {', '.join(missing)}", path)
     return space
