@@ -6,7 +6,12 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# config.yaml is the default configuration, not a base: a --configfile replaces it (overlays such as
+# paper-cpu-lstm-seeds.yaml are given after their base), so that one configuration's models never
+# leak into another's.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
 
 
 include: "workflow/rules/common.smk"

@@ -1,22 +1,36 @@
-# Helpers only: configuration validation, wildcard constraints and input/param functions.
+# Helpers only: configuration validation, wildcard constraints and input/param functions. Paths
+# come from genplan.paths (one layout, under this configuration's results root), the families and
+# their strategies from genplan.registry, the reports' outputs from genplan.report.registry.
 import json
+from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from genplan import registry
+from genplan.configuration import check as check_configuration
+from genplan.paths import SPLITS, Layout
+from genplan.planners import strategies as _strategies
+from genplan.report.registry import outputs as report_outputs
 
+
+try:  # every problem at once, misspelt keys named first; then Snakemake's own check (defaults)
+    check_configuration(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+except ValueError as exc:
+    raise WorkflowError(str(exc))
 validate(config, schema="../schemas/config.schema.yaml")
 
-SPLITS = ["train", "validation", "interpolation", "extrapolation"]
+L = Layout(config["results_dir"])
+MODELS = config["models"]
 
 
 wildcard_constraints:
     benchmark="generated|paper",
     domain="|".join(config["domains"]),
     split="|".join(SPLITS),
-
-
-def problems_dir(benchmark, domain):
-    return f"results/problems/{benchmark}/{domain}"
+    model="|".join(MODELS) or "no-model",
+    seed=r"\d+",
+    strategy="[A-Za-z0-9.-]+",
 
 
 def generator_params(wildcards):
@@ -35,13 +49,13 @@ def planner_mem_mb(wildcards, threads):
     return threads * config["planner"]["memory_limit_mb"] + 1024
 
 
-def paper_source_arg(wildcards):
-    src = config.get("paper_splits")
-    return f"--source {src}" if src else ""
+def paper_source(wildcards):
+    """The local copy of the papers' release, or "" to download the pinned release."""
+    return config.get("paper_splits") or ""
 
 
 def benchmark_problems(wildcards):
-    return problems_dir(wildcards.benchmark, wildcards.domain)
+    return L.problems(wildcards.benchmark, wildcards.domain)
 
 
 def data_outputs():
@@ -49,12 +63,10 @@ def data_outputs():
     out = []
     for b in config["benchmarks"]:
         for d in config["domains"]:
-            out.append(problems_dir(b, d))
+            out.append(L.problems(b, d))
             for s in config["splits"]:
-                out.append(f"results/plans/{b}/{d}/{s}.csv")
-                out.append(f"results/trajectories/{b}/{d}/{s}.json.gz")
-            for s in config["statespace"]["splits"]:
-                out.append(f"results/statespaces/{b}/{d}/{s}.csv")
+                out += [L.plans_table(b, d, s), L.trajectories(b, d, s)]
+            out += [L.statespace_table(b, d, s) for s in config["statespace"]["splits"]]
     return out
 
 
@@ -62,9 +74,9 @@ def stats_inputs(wildcards):
     out = []
     for b in config["benchmarks"]:
         for d in config["domains"]:
-            out.append(problems_dir(b, d))
-            out.extend(f"results/plans/{b}/{d}/{s}.csv" for s in config["splits"])
-            out.extend(f"results/statespaces/{b}/{d}/{s}.csv" for s in config["statespace"]["splits"])
+            out.append(L.problems(b, d))
+            out += [L.plans_table(b, d, s) for s in config["splits"]]
+            out += [L.statespace_table(b, d, s) for s in config["statespace"]["splits"]]
     return out
 
 
@@ -76,87 +88,88 @@ def stats_args(wildcards):
     return " ".join(args)
 
 
-def transition_params(wildcards):
-    """A training job's parameters (JSON): its encoding's and its learner's config sections."""
-    t = config["transition"]
-    encoding, learner, _ = wildcards.model.split("_")
-    params = {"encoder": t.get(encoding) or {}, "learner": t[learner], "device": t["device"], "threads": t["threads"]}
-    return json.dumps(params, sort_keys=True)
+# --- Models of every family: training, evaluation, reports ---
+
+
+def model_settings(wildcards):
+    """The model's config entry (JSON) minus what only schedules it (seeds, strategies): what
+    decides the trained weights, so that adding a seed or a strategy retrains nothing."""
+    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in ("seeds", "strategies")}
+    return json.dumps(entry, sort_keys=True)
+
+
+def training_data(wildcards):
+    """The training and validation inputs of the model's family: trajectories or state spaces."""
+    fam = registry.family(MODELS[wildcards.model]["family"])
+    b, d = wildcards.benchmark, wildcards.domain
+    data = {"train": [], "validation": []}
+    for split in data:
+        if "trajectories" in fam.trains_from:
+            data[split].append(L.trajectories(b, d, split))
+        if "statespaces" in fam.trains_from:
+            data[split].append(L.statespace_table(b, d, split))
+    return data
+
+
+def training_resources(name):
+    """A training job's resource `name`; `gpu` is 1 for the families that train on GPUs."""
+    if name == "gpu":
+        return lambda wildcards: int(registry.family(MODELS[wildcards.model]["family"]).gpu)
+    return config["training"][name]
+
+
+def model_jobs():
+    """(model, seed) of every configured model."""
+    return [(m, s) for m, entry in MODELS.items() for s in entry["seeds"]]
 
 
 def training_outputs():
-    """Checkpoint, training log and summary of every configured (benchmark, domain, model, seed)."""
-    t = config.get("transition")
-    if not t:
-        return []
+    out = []
+    for b in config["benchmarks"]:
+        for d in config["domains"]:
+            for m, s in model_jobs():
+                out += [L.checkpoint(b, d, m, s), L.training_log(b, d, m, s), L.training_summary(b, d, m, s)]
+    return out
+
+
+def planning_settings(wildcards):
+    """The model entry's planning settings (JSON) for `genplan evaluate --settings`."""
+    entry = MODELS[wildcards.model]
+    return json.dumps({k: entry[k] for k in ("decode",) if k in entry}, sort_keys=True)
+
+
+def evaluation_outputs():
     return [
-        f"results/models/{b}/{d}/{m}/seed{s}/{f}"
+        L.evaluation(b, d, m, s, split, strategy)
         for b in config["benchmarks"]
         for d in config["domains"]
-        for m in t["models"]
-        for s in t["seeds"]
-        for f in ("model.ckpt", "training.csv", "summary.json")
-    ]
-
-
-def all_outputs():
-    return data_outputs() + training_outputs() + state_centric_outputs() + [
-        "results/tables/dataset-statistics.csv",
-        "results/tables/dataset-statistics.md",
-    ]
-
-
-# --- State-centric decoding, evaluation and report (workflow/rules/evaluation.smk, report.smk) ---
-
-
-def state_centric_jobs():
-    """(model, seed) pairs of the trained transition models that the evaluation decodes: the
-    `transition` section's models and seeds (none when the configuration trains no model)."""
-    t = config.get("transition") or {}
-    return [(m, s) for m in t.get("models", []) for s in t.get("seeds", [])]
-
-
-def decode_params(wildcards):
-    return json.dumps({**config["decode"], "beam_mode": wildcards.beam_mode}, sort_keys=True)
-
-
-def evaluation_resource(name, default):
-    return (config.get("evaluation") or {}).get(name, default)
-
-
-def state_centric_evaluations():
-    if "decode" not in config or "evaluation" not in config:
-        return []
-    return [
-        f"results/evaluation/{b}/{d}/{m}/seed{s}/{split}.{beam}.csv"
-        for b in config["benchmarks"]
-        for d in config["domains"]
-        for m, s in state_centric_jobs()
+        for m, s in model_jobs()
         for split in config["evaluation"]["splits"]
-        for beam in config["decode"]["beam_modes"]
-        if not (beam.endswith("-nostatics") and m.startswith("fsf"))  # FSF never embeds statics
+        for strategy in MODELS[m]["strategies"]
     ]
 
 
 def state_centric_report_inputs(wildcards):
-    out = state_centric_evaluations()
+    out = [f for f in evaluation_outputs() if MODELS[Path(f).parts[-3]]["family"] == "transition"]
     for b in config["benchmarks"]:
         for d in config["domains"]:
-            out += [f"results/plans/{b}/{d}/{s}.csv" for s in ("validation", "interpolation", "extrapolation")]
-            out += [f"results/models/{b}/{d}/{m}/seed{s}/summary.json" for m, s in state_centric_jobs()]
-    return out
-
-
-def state_centric_report_outputs():
-    stem = "results/tables/state-centric"
-    out = [f"{stem}-table{n}.{ext}" for n in (1, 3) for ext in ("md", "tex", "csv")]
-    out += [f"{stem}-{name}.{ext}" for name in ("quality", "decoders", "agreement") for ext in ("md", "csv")]
-    out += [f"{stem}-agreement-cells.csv"]
-    out += [f"results/figures/state-centric-figure{n}.{ext}" for n in (2, 3, 4) for ext in ("png", "pdf")]
+            out += [L.plans_table(b, d, s) for s in ("validation", "interpolation", "extrapolation")]
+            out += [L.training_summary(b, d, m, s) for m, s in model_jobs() if MODELS[m]["family"] == "transition"]
     return out
 
 
 def state_centric_outputs():
-    """Every evaluation CSV and the state-centric tables and figures (nothing without models)."""
-    evals = state_centric_evaluations()
-    return evals + state_centric_report_outputs() if evals else []
+    """The state-centric tables and figures (nothing without transition models)."""
+    if not any(e["family"] == "transition" for e in MODELS.values()):
+        return []
+    return report_outputs("state-centric", config["results_dir"])
+
+
+def all_outputs():
+    return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs()
+            + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
+
+
+def results_root_of(wildcards, output):
+    """The results root of a job whose first output is <root>/tables/<file>."""
+    return str(Path(output[0]).parent.parent)

@@ -1,32 +1,27 @@
-# Stage 7 (state-centric models): decode one split with one trained model, seed and beam mode;
-# every plan checked by VAL; one small CSV per job (committed).
+# Stage 7, every family: plan one split with one trained model, seed and strategy; every plan
+# checked by VAL; one small CSV per job (committed).
 
 
-rule evaluate_transition_model:
+rule evaluate_model:
     input:
-        model="results/models/{benchmark}/{domain}/{model}/seed{seed}/model.ckpt",
+        model=L.checkpoint("{benchmark}", "{domain}", "{model}", "{seed}"),
         problems=benchmark_problems,
-        plans="results/plans/{benchmark}/{domain}/{split}.csv",
+        plans=L.plans_table("{benchmark}", "{domain}", "{split}"),
     output:
-        "results/evaluation/{benchmark}/{domain}/{model}/seed{seed}/{split}.{beam_mode}.csv",
+        L.evaluation("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
     params:
-        decode=decode_params,
-    wildcard_constraints:
-        model="(wl|fsf)_(lstm|xgb)_(state|delta)",
-        seed=r"\d+",
-        beam_mode="pooled|reference|pooled-nostatics|reference-nostatics",
+        settings=planning_settings,
     threads: 1
     resources:
-        mem_mb=evaluation_resource("mem_mb", 4000),
-        runtime=evaluation_resource("runtime_min", 120),
+        mem_mb=config["evaluation"]["mem_mb"],
+        runtime=config["evaluation"]["runtime_min"],
     log:
-        "logs/evaluation/{benchmark}/{domain}/{model}/seed{seed}/{split}.{beam_mode}.log",
+        L.log("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}"),
     benchmark:
-        "results/benchmarks/evaluation/{benchmark}/{domain}/{model}/seed{seed}/{split}.{beam_mode}.tsv"
+        L.benchmark("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}")
     conda:
         "../../envs/learning.yaml"
     shell:
-        "genplan evaluate --model {input.model} --benchmark-dir {input.problems} "
-        "--split {wildcards.split} --plans-table {input.plans} --params {params.decode:q} "
-        "--beam-mode {wildcards.beam_mode} --benchmark {wildcards.benchmark} --seed {wildcards.seed} "
-        "--out {output} 2> {log}"
+        "genplan evaluate --model {input.model:q} --benchmark-dir {input.problems:q} --split {wildcards.split} "
+        "--plans-table {input.plans:q} --strategy {wildcards.strategy} --settings {params.settings:q} "
+        "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --out {output:q} 2> {log:q}"

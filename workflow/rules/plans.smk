@@ -5,8 +5,8 @@ rule plan_split:
     input:
         benchmark_problems,
     output:
-        plans=directory("results/plans/{benchmark}/{domain}/{split}"),
-        table="results/plans/{benchmark}/{domain}/{split}.csv",
+        plans=directory(L.plans_dir("{benchmark}", "{domain}", "{split}")),
+        table=L.plans_table("{benchmark}", "{domain}", "{split}"),
     params:
         planner=planner_params,
     threads: config["planner"]["threads"]
@@ -14,11 +14,11 @@ rule plan_split:
         mem_mb=planner_mem_mb,
         runtime=config["planner"]["runtime_min"],
     log:
-        "logs/plans/{benchmark}/{domain}/{split}.log",
+        L.log("plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        "results/benchmarks/plans/{benchmark}/{domain}/{split}.tsv"
+        L.benchmark("plans", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:
-        "genplan plan --benchmark-dir {input} --split {wildcards.split} "
-        "--params {params.planner:q} --threads {threads} --out-dir {output.plans} --out-table {output.table} 2> {log}"
+        "genplan plan --benchmark-dir {input:q} --split {wildcards.split} --params {params.planner:q} "
+        "--threads {threads} --out-dir {output.plans:q} --out-table {output.table:q} 2> {log:q}"

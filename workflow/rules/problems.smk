@@ -3,27 +3,27 @@
 
 rule generate_problems:
     output:
-        directory("results/problems/generated/{domain}"),
+        directory(L.problems("generated", "{domain}")),
     params:
         gen=generator_params,
         seed=config["seed"],
     log:
-        "logs/problems/generated/{domain}.log",
+        L.log("problems", "generated", "{domain}"),
     conda:
         "../../envs/planning.yaml"
     shell:
         "genplan generate --domain {wildcards.domain} --params {params.gen:q} "
-        "--seed {params.seed} --out {output} 2> {log}"
+        "--seed {params.seed} --out {output:q} 2> {log:q}"
 
 
 rule import_problems:
     output:
-        directory("results/problems/paper/{domain}"),
+        directory(L.problems("paper", "{domain}")),
     params:
-        source=paper_source_arg,
+        source=paper_source,
     log:
-        "logs/problems/paper/{domain}.log",
+        L.log("problems", "paper", "{domain}"),
     conda:
         "../../envs/planning.yaml"
     shell:
-        "genplan import --domain {wildcards.domain} {params.source} --out {output} 2> {log}"
+        "genplan import --domain {wildcards.domain} --source {params.source:q} --out {output:q} 2> {log:q}"

@@ -1,15 +1,18 @@
-# Stage 8 (state-centric paper): Tables 1 and 3, Figures 2-4 and the quality table, built only
-# from the evaluation CSVs, plans tables and training summaries (no job is re-run for them).
+# Stage 8 (state-centric paper): Tables 1 and 3, Figures 2-4, the quality, decoders and agreement
+# tables, built only from the evaluation CSVs, plans tables and training summaries; the outputs
+# are the report module's own list (genplan.report.registry).
 
 
 rule report_state_centric:
     input:
         state_centric_report_inputs,
     output:
-        state_centric_report_outputs(),
+        report_outputs("state-centric", config["results_dir"]),
+    params:
+        results=results_root_of,
     log:
-        "logs/report/state-centric.log",
+        L.log("report", "state-centric"),
     conda:
         "../../envs/report.yaml"
     shell:
-        "genplan report state-centric --results results --out-dir results 2> {log}"
+        "genplan report state-centric --results {params.results:q} 2> {log:q}"

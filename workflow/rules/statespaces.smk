@@ -5,18 +5,18 @@ rule statespace_split:
     input:
         benchmark_problems,
     output:
-        spaces=directory("results/statespaces/{benchmark}/{domain}/{split}"),
-        table="results/statespaces/{benchmark}/{domain}/{split}.csv",
+        spaces=directory(L.statespace_dir("{benchmark}", "{domain}", "{split}")),
+        table=L.statespace_table("{benchmark}", "{domain}", "{split}"),
     params:
         max_states=config["statespace"]["max_states"],
     resources:
         mem_mb=config["statespace"]["mem_mb"],
     log:
-        "logs/statespaces/{benchmark}/{domain}/{split}.log",
+        L.log("statespaces", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        "results/benchmarks/statespaces/{benchmark}/{domain}/{split}.tsv"
+        L.benchmark("statespaces", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:
-        "genplan statespace --benchmark-dir {input} --split {wildcards.split} "
-        "--max-states {params.max_states} --out-dir {output.spaces} --out-table {output.table} 2> {log}"
+        "genplan statespace --benchmark-dir {input:q} --split {wildcards.split} --max-states {params.max_states} "
+        "--out-dir {output.spaces:q} --out-table {output.table:q} 2> {log:q}"

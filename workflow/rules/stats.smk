@@ -5,14 +5,15 @@ rule dataset_statistics:
     input:
         stats_inputs,
     output:
-        csv="results/tables/dataset-statistics.csv",
-        md="results/tables/dataset-statistics.md",
+        csv=L.table("dataset-statistics", "csv"),
+        md=L.table("dataset-statistics", "md"),
     params:
         args=stats_args,
+        results=results_root_of,
     log:
-        "logs/tables/dataset-statistics.log",
+        L.log("tables", "dataset-statistics"),
     conda:
         "../../envs/report.yaml"
     shell:
-        "genplan stats --results results {params.args} "
-        "--out-csv {output.csv} --out-md {output.md} 2> {log}"
+        "genplan stats --results {params.results:q} {params.args} "
+        "--out-csv {output.csv:q} --out-md {output.md:q} 2> {log:q}"

@@ -1,34 +1,30 @@
-# Stage 6 (state-centric models): one training job per (benchmark, domain, model, seed); the
-# encoder is fitted on the training split, the validation split selects the epoch / round.
-# A job killed mid-way resumes from <checkpoint>.partial when rerun.
+# Stage 6, every family: one training job per (benchmark, domain, model, seed) on its family's
+# data (trajectories or state spaces); the validation split selects the weights. A job killed
+# mid-way resumes from <checkpoint>.partial when rerun.
 
 
-rule train_transition:
+rule train_model:
     input:
-        train="results/trajectories/{benchmark}/{domain}/train.json.gz",
-        val="results/trajectories/{benchmark}/{domain}/validation.json.gz",
+        unpack(training_data),
     output:
-        ckpt="results/models/{benchmark}/{domain}/{model}/seed{seed}/model.ckpt",
-        history="results/models/{benchmark}/{domain}/{model}/seed{seed}/training.csv",
-        summary="results/models/{benchmark}/{domain}/{model}/seed{seed}/summary.json",
+        ckpt=L.checkpoint("{benchmark}", "{domain}", "{model}", "{seed}"),
+        history=L.training_log("{benchmark}", "{domain}", "{model}", "{seed}"),
+        summary=L.training_summary("{benchmark}", "{domain}", "{model}", "{seed}"),
     params:
-        training=transition_params,
-    wildcard_constraints:
-        model="(wl|fsf)_(lstm|xgb)_(state|delta)",
-        seed=r"\d+",
-    threads: config["transition"]["threads"]
+        settings=model_settings,
+        device=config["training"]["device"],
+    threads: config["training"]["threads"]
     resources:
-        gpu=1,  # a cluster resource (sbatch --gpus=1); local runs ignore it and use CUDA only if present
-        mem_mb=config["transition"]["mem_mb"],
-        runtime=config["transition"]["runtime_min"],
+        gpu=training_resources("gpu"),  # sbatch --gpus on a cluster; local runs use CUDA only if present
+        mem_mb=training_resources("mem_mb"),
+        runtime=training_resources("runtime_min"),
     log:
-        "logs/training/{benchmark}/{domain}/{model}/seed{seed}.log",
+        L.log("training", "{benchmark}", "{domain}", "{model}", "seed{seed}"),
     benchmark:
-        "results/benchmarks/training/{benchmark}/{domain}/{model}/seed{seed}.tsv"
+        L.benchmark("training", "{benchmark}", "{domain}", "{model}", "seed{seed}")
     conda:
         "../../envs/learning.yaml"
     shell:
-        "genplan train --model {wildcards.model} --domain {wildcards.domain} "
-        "--train-traj {input.train} --val-traj {input.val} --params {params.training:q} "
-        "--seed {wildcards.seed} --out {output.ckpt} --log {output.history} "
-        "--summary {output.summary} 2> {log}"
+        "genplan train --model {wildcards.model} --settings {params.settings:q} --domain {wildcards.domain} "
+        "--train {input.train:q} --validation {input.validation:q} --seed {wildcards.seed} --threads {threads} "
+        "--device {params.device} --out {output.ckpt:q} --log {output.history:q} --summary {output.summary:q} 2> {log:q}"

@@ -4,16 +4,16 @@
 rule trajectories:
     input:
         problems=benchmark_problems,
-        plans="results/plans/{benchmark}/{domain}/{split}",
-        table="results/plans/{benchmark}/{domain}/{split}.csv",
+        plans=L.plans_dir("{benchmark}", "{domain}", "{split}"),
+        table=L.plans_table("{benchmark}", "{domain}", "{split}"),
     output:
-        "results/trajectories/{benchmark}/{domain}/{split}.json.gz",
+        L.trajectories("{benchmark}", "{domain}", "{split}"),
     log:
-        "logs/trajectories/{benchmark}/{domain}/{split}.log",
+        L.log("trajectories", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        "results/benchmarks/trajectories/{benchmark}/{domain}/{split}.tsv"
+        L.benchmark("trajectories", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:
-        "genplan trajectories --benchmark-dir {input.problems} --split {wildcards.split} "
-        "--plans-dir {input.plans} --plans-table {input.table} --out {output} 2> {log}"
+        "genplan trajectories --benchmark-dir {input.problems:q} --split {wildcards.split} "
+        "--plans-dir {input.plans:q} --plans-table {input.table:q} --out {output:q} 2> {log:q}"

@@ -24,7 +24,7 @@ def cmd_generate(a) -> int:
 def cmd_import(a) -> int:
     from genplan.stages.importer import import_benchmark
 
-    import_benchmark(a.domain, a.source, a.out, verify=not a.no_verify)
+    import_benchmark(a.domain, a.source or None, a.out, verify=not a.no_verify)
     return 0
 
 

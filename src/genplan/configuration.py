@@ -1,0 +1,55 @@
+"""Checking a workflow configuration before any job runs: the JSON schema
+(`workflow/schemas/config.schema.yaml`) and the model families' own checks (genplan.registry).
+
+Every problem is reported at once, one line each, naming the key by its path (`models.wl_lstm_state.train.epoch`),
+misspelt keys first: a typo must not surface as a "required property" elsewhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+
+def _where(path) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def _line(err: jsonschema.ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        allowed = sorted((err.schema.get("properties") or {}).keys())
+        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
+        hint = f"; allowed: {allowed}" if allowed else ""
+        return f"{_where(err.absolute_path)}: unknown key(s) {extra}{hint}"
+    return f"{_where(err.absolute_path)}: {err.message}"
+
+
+def _leaves(errors):
+    """The innermost errors of if/then, allOf and $ref branches (what the user wrote wrong)."""
+    for err in errors:
+        if err.context:
+            yield from _leaves(err.context)
+        else:
+            yield err
+
+
+def problems(config: dict, schema_path: str | Path) -> list[str]:
+    """Every schema violation and family problem of `config`, misspelt keys first."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    errors = list(_leaves(jsonschema.Draft202012Validator(schema).iter_errors(config)))
+    errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
+    lines = list(dict.fromkeys(_line(e) for e in errors))
+    if not lines and isinstance(config.get("models"), dict):
+        from genplan.registry import check_models
+
+        lines = check_models(config["models"])
+    return lines
+
+
+def check(config: dict, schema_path: str | Path) -> None:
+    """ValueError listing every problem, if any."""
+    found = problems(config, schema_path)
+    if found:
+        raise ValueError("invalid configuration:\n  " + "\n  ".join(found))
