@@ -3,6 +3,7 @@ driven by exact test-double models (tests/transition_doubles.py)."""
 
 import pytest
 
+from genplan.planners import strategies
 from genplan.planners.beam import DecodeConfig, decode
 from genplan.domains import domain_file
 from transition_doubles import ConstantModel, OracleModel, gripper_problem, load
@@ -39,7 +40,7 @@ def _replay(mtask, plan):
 def test_an_exact_model_decodes_an_optimal_plan(gripper3, mode):
     task, mtask = gripper3
     model = OracleModel(mtask)
-    res = decode(model, task, mtask, DecodeConfig(beam_mode=mode))
+    res = decode(model, task, mtask, DecodeConfig(beam_kind=mode))
     states, last = _replay(mtask, res.plan)
     assert res.solved and res.reason == "goal" and mtask.is_goal(last)
     assert len(res.plan) == model.h[states[0]] == res.steps
@@ -53,17 +54,17 @@ def test_pooled_beam_solves_where_the_reference_beam_idles(gripper1):
     task, mtask = gripper1
     s0, moved = _moved_robot(mtask)
     model = OracleModel(mtask, misguide={s0: moved})
-    ref = decode(model, task, mtask, DecodeConfig(beam_mode="reference"))
+    ref = decode(model, task, mtask, DecodeConfig(beam_kind="reference"))
     assert not ref.solved and ref.reason == "idle" and ref.steps == ref.horizon == 100
     assert ref.plan == [("move", "rooma", "roomb")]
-    pooled = decode(model, task, mtask, DecodeConfig(beam_mode="pooled"))
+    pooled = decode(model, task, mtask, DecodeConfig(beam_kind="pooled"))
     assert pooled.solved and mtask.is_goal(_replay(mtask, pooled.plan)[1]) and len(pooled.plan) == 3
 
 
 @pytest.mark.parametrize("mode", ["pooled", "reference"])
 def test_a_path_never_revisits_a_state(gripper3, mode):
     task, mtask = gripper3
-    res = decode(ConstantModel(mtask), task, mtask, DecodeConfig(beam_mode=mode, horizon_min=40, horizon_per_object=0))
+    res = decode(ConstantModel(mtask), task, mtask, DecodeConfig(beam_kind=mode, horizon_min=40, horizon_per_object=0))
     states, _ = _replay(mtask, res.plan)
     assert len(set(states)) == len(states)
     assert len(res.plan) > 3 if mode == "pooled" else res.reason == "idle"  # a blind model idles the reference
@@ -95,6 +96,9 @@ def test_beam_one_is_greedy_and_unknown_modes_are_refused(gripper3):
     res = decode(model, task, mtask, DecodeConfig(beam=1))
     assert res.solved and set(model.batch_sizes) == {1}
     with pytest.raises(ValueError, match="Unknown value"):
-        DecodeConfig(beam_mode="greedy-ish")
-    cfg = DecodeConfig.from_params({"beam": 2, "beam_modes": ["pooled", "reference"]}, beam_mode="reference")
-    assert (cfg.beam, cfg.beam_mode, cfg.horizon_min) == (2, "reference", 100)
+        DecodeConfig(beam_kind="greedy-ish")
+    cfg = DecodeConfig.from_strategy(strategies.parse("beam2-reference-nostatics"), {"horizon_per_object": 4})
+    assert (cfg.beam, cfg.beam_kind, cfg.statics, cfg.beam_mode, cfg.horizon_min, cfg.horizon_per_object) == (
+        2, "reference", False, "reference-nostatics", 100, 4)
+    with pytest.raises(ValueError, match="cannot run strategy 'greedy'"):
+        DecodeConfig.from_strategy(strategies.parse("greedy"))

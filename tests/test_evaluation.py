@@ -2,11 +2,12 @@
 codes. Models are the exact test doubles of tests/transition_doubles.py, injected in-process."""
 
 import csv
+import json
 
 import pytest
 
 from genplan import cli, evaluation, manifest
-from genplan.planners import solve
+from genplan.planners import beam, solve
 from genplan.planners.beam import DecodeResult
 from genplan.domains import domain_file
 from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
@@ -43,16 +44,16 @@ def _oracle_for(problem, **kw):
 
 def test_evaluation_csv_has_one_val_checked_row_per_problem(bench, tmp_path, monkeypatch):
     root, table = bench
-    real_decode = solve.decode
+    real_decode = beam.decode
 
     def decode_with_oracle(model, task, mtask, cfg):  # an oracle needs its problem's state space
         return real_decode(OracleModel(mtask), task, mtask, cfg)
 
-    monkeypatch.setattr(solve, "decode", decode_with_oracle)
+    monkeypatch.setattr(beam, "decode", decode_with_oracle)
     model = _oracle_for(root / "interpolation" / "g1.pddl")
-    out = tmp_path / "eval" / "interpolation.pooled.csv"
+    out = tmp_path / "eval" / "interpolation.beam3-pooled.csv"
     rows = evaluation.evaluate_split("results/models/x/seed13/model.ckpt", root, "interpolation", table,
-                                     {"beam": 3, "beam_mode": "pooled"}, out, model=model)
+                                     "beam3-pooled", {}, out, model=model)
     with open(out, newline="") as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == evaluation.COLUMNS
@@ -60,26 +61,29 @@ def test_evaluation_csv_has_one_val_checked_row_per_problem(bench, tmp_path, mon
     assert [r["problem"] for r in written] == ["g1", "g2"] and len(rows) == 2
     for r in written:
         assert r["solved"] == "yes" and r["val"] == "valid" and r["reason"] == "goal"
-        assert (r["benchmark"], r["domain"], r["split"], r["seed"], r["beam_mode"]) == (
-            "generated", "gripper", "interpolation", "13", "pooled")
+        assert (r["benchmark"], r["domain"], r["split"], r["seed"], r["strategy"], r["system"], r["variant"]) == (
+            "generated", "gripper", "interpolation", "13", "beam3-pooled", "onehot_oracle", "delta")
         assert float(r["quality"]) == 1.0 and r["plan_length"] == r["best_known"]
         assert int(r["horizon"]) == 100 and float(r["time"]) >= 0 and int(r["steps"]) == int(r["plan_length"])
+        assert int(r["model_calls"]) == int(r["steps"])  # one batched model call per beam step
+        counters = json.loads(r["counters"])
+        assert counters["states_expanded"] >= int(r["steps"]) and counters["embedded"] > int(r["steps"])
     assert evaluation.read_evaluation(out)[0]["model"] == "oracle_delta"
 
 
 def test_unsolved_problems_are_recorded_with_vals_verdict(bench, tmp_path, monkeypatch):
     root, table = bench
-    real_decode = solve.decode
+    real_decode = beam.decode
 
     def misguided(model, task, mtask, cfg):
         s0 = mtask.fluents(mtask.initial_state())
         moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
         return real_decode(OracleModel(mtask, misguide={s0: moved}), task, mtask, cfg)
 
-    monkeypatch.setattr(solve, "decode", misguided)
+    monkeypatch.setattr(beam, "decode", misguided)
     model = _oracle_for(root / "interpolation" / "g1.pddl")
-    out = tmp_path / "interpolation.reference.csv"
-    rows = evaluation.evaluate_split("m.ckpt", root, "interpolation", table, {"beam_mode": "reference"}, out,
+    out = tmp_path / "interpolation.beam3-reference.csv"
+    rows = evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, out,
                                      benchmark="generated", seed="14", model=model)
     assert all(r["solved"] == "no" and r["reason"] == "idle" for r in rows)
     assert all("Goal not satisfied" in r["val"] and r["plan_length"] == "" for r in rows)
@@ -99,13 +103,13 @@ def test_solve_exit_codes(bench, tmp_path, monkeypatch, capsys):
     moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
     monkeypatch.setattr(solve, "load_model", lambda c, d: _oracle_for(problem, misguide={s0: moved}))
     out2 = tmp_path / "none.plan"
-    assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--beam-mode", "reference",
+    assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--strategy", "beam3-reference",
                      "--out", str(out2)]) == 1
     assert "No plan" in capsys.readouterr().out and not out2.exists()
 
     # a plan the decoder believes in but VAL rejects: exit 1
     bogus = DecodeResult([("drop", "ball1", "roomb", "left")], True, 1, 0.0, 1, 1, 100, "goal")
-    monkeypatch.setattr(solve, "decode", lambda *a, **k: bogus)
+    monkeypatch.setattr(beam, "decode", lambda *a, **k: bogus)
     assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--out", str(out2)]) == 1
     assert "INVALID" in capsys.readouterr().out and not out2.exists()
 
@@ -148,7 +152,7 @@ def test_solve_with_a_real_model_exits_0_only_for_a_val_valid_plan(real_models, 
                                                                    name, mode):
     out = tmp_path / "plan"
     code = cli.main(["solve", "--model", str(real_models[name]), str(GRIPPER), str(gripper_data["files"][6]),
-                     "--beam-mode", mode, "--out", str(out)])
+                     "--strategy", f"beam3-{mode}", "--out", str(out)])
     assert code in (0, 1)
     assert (code == 0) == ("Plan valid (VAL)" in capsys.readouterr().out) == out.is_file()
     if out.is_file():

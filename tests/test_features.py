@@ -169,16 +169,16 @@ def test_nostatics_beam_modes_embed_inference_states_without_statics(gripper_dat
     task = task_of(gripper_data["files"][3])
     wl = make_encoder("wl", DOMAIN)
     wl.fit([gripper_data["records"][n] for n in (1, 2, 3)])
-    kept = _bind(wl, task, DecodeConfig(beam_mode="reference")).embed([task.init])[0]
-    dropped = _bind(wl, task, DecodeConfig(beam_mode="reference-nostatics")).embed([task.init])[0]
+    kept = _bind(wl, task, DecodeConfig(beam_kind="reference")).embed([task.init])[0]
+    dropped = _bind(wl, task, DecodeConfig(beam_kind="reference", statics=False)).embed([task.init])[0]
     view = ProblemView.from_task(task)
     bare = wl.bind_view(ProblemView(view.name, view.objects, frozenset(), view.goal)).embed([task.init])[0]
     assert np.array_equal(dropped, bare) and not np.array_equal(dropped, kept)
-    assert DecodeConfig(beam_mode="pooled-nostatics").beam_kind == "pooled"
+    assert DecodeConfig(statics=False).beam_mode == "pooled-nostatics"
     fsf = make_encoder("fsf", DOMAIN)
     fsf.fit([gripper_data["records"][n] for n in (1, 2, 3, 4)])
     with pytest.raises(GenplanError, match="never embeds static atoms"):
-        _bind(fsf, task, DecodeConfig(beam_mode="pooled-nostatics"))
+        _bind(fsf, task, DecodeConfig(statics=False))
 
 
 def test_wl_without_statics_leaves_them_out_at_training_and_inference_alike(gripper_data):

@@ -20,12 +20,13 @@ def _eval_rows(model, seed, split, beam, solved):
     rows = []
     for p in PROBLEMS:
         ok = p in solved
-        rows.append({"benchmark": "generated", "domain": "blocks", "split": split, "model": model, "encoding": enc,
-                     "learner": learner, "mode": mode, "seed": seed, "beam_mode": beam, "beam": 3, "problem": p,
+        rows.append({"benchmark": "generated", "domain": "blocks", "split": split, "system": f"{enc}_{learner}",
+                     "variant": mode, "model": model, "seed": seed, "strategy": f"beam3-{beam}", "problem": p,
                      "size": 9, "num_objects": 9, "horizon": 100, "solved": "yes" if ok else "no",
                      "reason": "goal" if ok else "horizon", "val": "valid" if ok else "Goal not satisfied",
                      "plan_length": 20 if ok else "", "best_known": 10, "quality": "0.5000" if ok else "",
-                     "time": "0.5000", "steps": 20 if ok else 100, "expansions": 60, "embedded": 400})
+                     "time": "0.5000", "steps": 20 if ok else 100, "model_calls": 20 if ok else 100,
+                     "counters": json.dumps({"states_expanded": 60, "embedded": 400})})
     return rows
 
 
@@ -34,7 +35,7 @@ def _results(tmp_path):
     for seed, solved in SOLVED.items():
         for split in ("validation", "extrapolation"):
             for beam, s in (("reference", solved), ("pooled", set(PROBLEMS))):
-                path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / f"{split}.{beam}.csv"
+                path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / f"{split}.beam3-{beam}.csv"
                 write_csv(path, _eval_rows("wl_xgb_delta", seed, split, beam, s), EVAL_COLUMNS)
         summary = res / "models" / "generated" / "blocks" / "wl_lstm_state" / f"seed{seed}" / "summary.json"
         summary.parent.mkdir(parents=True)
@@ -157,3 +158,47 @@ def test_the_same_results_give_byte_identical_figures(tmp_path):
     build_report("state-centric", res, res)
     assert first == {p.name: p.read_bytes() for p in (res / "figures").iterdir()}
     assert all(b"/CreationDate" not in data for name, data in first.items() if name.endswith(".pdf"))
+
+
+def test_the_report_writes_exactly_its_registered_outputs(tmp_path):
+    """The workflow's report rule takes its outputs from genplan.report.registry: the two agree."""
+    from genplan.report.registry import outputs
+
+    res = _results(tmp_path)
+    written = build_report("state-centric", res, res)
+    assert sorted(map(str, written)) == sorted(outputs("state-centric", str(res)))
+    assert all(p.is_file() and p.stat().st_size > 0 for p in written)
+
+
+def test_old_evaluation_csvs_are_named_and_migrate_losslessly(tmp_path):
+    """A CSV of the transition-only schema is refused with the command that converts it; the
+    migration keeps every value (the committed results were converted this way)."""
+    import pytest
+
+    from genplan.errors import GenplanError
+    from genplan.evaluation import read_evaluation
+    from genplan.migrate import migrate_evaluations
+
+    old_cols = ["benchmark", "domain", "split", "model", "encoding", "learner", "mode", "seed", "beam_mode", "beam",
+                "problem", "size", "num_objects", "horizon", "solved", "reason", "val", "plan_length", "best_known",
+                "quality", "time", "steps", "expansions", "embedded"]
+    old = [{"benchmark": "paper", "domain": "visitall", "split": "extrapolation", "model": "fsf_lstm_delta",
+            "encoding": "fsf", "learner": "lstm", "mode": "delta", "seed": 15, "beam_mode": "reference-nostatics",
+            "beam": 3, "problem": p, "size": 22, "num_objects": 22, "horizon": 220, "solved": s, "reason": r,
+            "val": v, "plan_length": n, "best_known": 21, "quality": q, "time": tm, "steps": st, "expansions": e,
+            "embedded": em}
+           for p, s, r, v, n, q, tm, st, e, em in (
+               ("a", "yes", "goal", "valid", 21, "1.0000", "0.1234", 21, 63, 300),
+               ("b", "no", "refused: 22 'place' objects, more than the 20 FSF slots", "", "", "", "", 0, 0, 0))]
+    path = tmp_path / "evaluation" / "paper" / "visitall" / "fsf_lstm_delta" / "seed15" / "extrapolation.reference-nostatics.csv"
+    write_csv(path, old, old_cols)
+    with pytest.raises(GenplanError, match="genplan migrate evaluations"):
+        read_evaluation(path)
+    [new_path] = migrate_evaluations(tmp_path)
+    assert new_path.name == "extrapolation.beam3-reference-nostatics.csv" and not path.exists()
+    a, b = read_evaluation(new_path)
+    assert (a["system"], a["variant"], a["strategy"], a["seed"], a["time"], a["plan_length"]) == (
+        "fsf_lstm", "delta", "beam3-reference-nostatics", "15", "0.1234", "21")
+    assert json.loads(a["counters"]) == {"states_expanded": 63, "embedded": 300} and a["model_calls"] == ""
+    assert b["reason"] == "refused" and json.loads(b["counters"])["message"].startswith("22 'place' objects")
+    assert migrate_evaluations(tmp_path) == []  # idempotent

@@ -11,7 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = "workflow/configs/smoke.yaml"
-SKIP_TOP = {"results", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
+SKIP_TOP = {"results", "runs", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
             ".whl", ".gl", ".ci"}
 
 
@@ -35,15 +35,15 @@ def _snakemake(repo: Path, *args: str) -> subprocess.CompletedProcess:
 
 def _mtimes(repo: Path) -> dict[str, int]:
     return {str(p.relative_to(repo)): p.stat().st_mtime_ns
-            for top in ("results", "logs") for p in (repo / top).rglob("*") if p.is_file()}
+            for top in ("runs",) for p in (repo / top).rglob("*") if p.is_file()}
 
 
 @pytest.mark.slow
 def test_rerun_plan_split_for_one_domain(tmp_path):
     repo = _copy_repo(tmp_path / "repo")
-    target = "results/plans/generated/gripper/train.csv"
+    target = "runs/smoke/plans/generated/gripper/train.csv"
     # the training plans of both smoke domains
-    _snakemake(repo, target, "results/plans/generated/blocks/train.csv", "--configfile", SMOKE)
+    _snakemake(repo, target, "runs/smoke/plans/generated/blocks/train.csv", "--configfile", SMOKE)
     before = _mtimes(repo)
 
     # the documented command: one rule, one domain, one split
@@ -59,4 +59,4 @@ def test_rerun_plan_split_for_one_domain(tmp_path):
     assert all("gripper/train" in f for f in touched), sorted(touched)
     untouched_blocks = [f for f in before if "/blocks" in f]
     assert untouched_blocks and not any(f in changed for f in untouched_blocks)
-    assert not any(f in changed for f in before if f.startswith("results/problems/"))
+    assert not any(f in changed for f in before if f.startswith("runs/smoke/problems/"))

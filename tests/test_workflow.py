@@ -28,24 +28,83 @@ def test_lint_is_clean():
     assert res.returncode == 0 and "Congratulations" in res.stdout + res.stderr, res.stdout + res.stderr
 
 
+# jobs per rule of a dry run on a fresh checkout (the committed results/ change the paper-cpu
+# counts: run in a copy without them); the data stages and the state-centric part as before the
+# model-family registry, except the LSTM-seeds overlay, which now adds seeds to paper-cpu's models
+# (XGBoost at seed 13 included) where it used to replace the model list
+_DATA = {"plan_split": 16, "trajectories": 16, "statespace_split": 4, "dataset_statistics": 1, "all": 1}
+_PAPER = {**_DATA, "import_problems": 4, "report_state_centric": 1}
+JOBS = {
+    "config.yaml": {**_DATA, "generate_problems": 4, "train_model": 32, "evaluate_model": 96, "report_state_centric": 1},
+    "workflow/configs/smoke.yaml": {"generate_problems": 2, "plan_split": 8, "trajectories": 8, "statespace_split": 2,
+                                    "dataset_statistics": 1, "train_model": 4, "evaluate_model": 16,
+                                    "report_state_centric": 1, "all": 1},
+    "workflow/configs/paper.yaml": {**_PAPER, "train_model": 96, "evaluate_model": 576},
+    "workflow/configs/paper-cpu.yaml": {**_PAPER, "train_model": 32, "evaluate_model": 192},
+    "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 64,
+                                                                                   "evaluate_model": 384},
+}
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The `Job stats` table of a dry run: rule -> count."""
+    lines = output[output.index("Job stats:"):].splitlines()[3:]
+    counts = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def fresh_checkout(tmp_path_factory):
+    work = tmp_path_factory.mktemp("dry") / "repo"
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns("results", "runs", "logs", ".snakemake", ".git",
+                                                              "*.egg-info", "__pycache__", ".venv", ".whl", ".gl"))
+    return work
+
+
 @pytest.mark.parametrize("configfile", CONFIGS)
-def test_dry_run(configfile):
-    res = snakemake("-n", "--cores", "2", "--configfile", *configfile.split())
+def test_dry_run(configfile, fresh_checkout):
+    res = snakemake("-n", "--cores", "2", "--configfile", *configfile.split(),
+                    "--config", "paper_splits=../shared/benchmarks/paper-splits", cwd=fresh_checkout)
     assert res.returncode == 0, res.stderr[-3000:]
+    assert job_counts(res.stdout + res.stderr) == JOBS[configfile]
 
 
-def test_config_is_validated(tmp_path):
+BAD_CONFIGS = {  # (edit of config.yaml, what the one message must name)
+    "misspelt top-level key": (("evaluation:", "evalution:"), "unknown key(s) ['evalution']"),
+    "misspelt nested key": (("optimal: {time_limit: 10}", "optimal: {time_limt: 10}"), "planner.optimal: unknown key(s) ['time_limt']"),
+    "unknown family": (("family: transition\n", "family: transformer\n"), "'transformer' is not one of ['transition']"),
+    "strategy not offered": (("strategies: [beam3-pooled]", "strategies: [beam3-pooled, unmask-T20]"),
+                             "'unmask-T20' is a unmask strategy; family transition offers ['beam']"),
+    "unknown strategy": (("strategies: [beam3-pooled]", "strategies: [beam-3]"), "Unknown value strategy='beam-3'"),
+    "unknown domain": (("domains: [blocks, gripper, logistics, visitall]", "domains: [chess]"), "'chess' is not one of"),
+    "misspelt learner option": (("lr: 0.01, checkpoint_every: 10", "lr: 0.01, checkpoint_evry: 10"),
+                                "models.wl_lstm_state.train: unknown key(s) ['checkpoint_evry']"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_configurations_are_refused_before_any_job(case, tmp_path):
+    (old, new), message = BAD_CONFIGS[case]
+    text = (REPO / "config.yaml").read_text()
+    assert old in text
     bad = tmp_path / "bad.yaml"
-    bad.write_text("domains: [chess]\n")
+    bad.write_text(text.replace(old, new, 1))
     res = snakemake("-n", "--cores", "1", "--configfile", str(bad))
-    assert res.returncode != 0 and "chess" in res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and message in out, out[-3000:]
+    assert "Job stats" not in out
 
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     """The smoke configuration end to end, in a copy of the repository (results start empty)."""
     work = tmp_path_factory.mktemp("smoke") / "repo"
-    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns("results", "logs", ".snakemake", ".git", "*.egg-info", "__pycache__", ".venv", ".whl", ".gl"))
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns("results", "runs", "logs", ".snakemake", ".git", "*.egg-info", "__pycache__", ".venv", ".whl", ".gl"))
     res = snakemake("--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=work, timeout=1200)
     assert res.returncode == 0, res.stderr[-4000:]
     return work
@@ -53,7 +112,7 @@ def smoke_run(tmp_path_factory):
 
 @pytest.mark.slow
 def test_smoke_run_end_to_end(smoke_run):
-    res = smoke_run / "results"
+    res = smoke_run / "runs" / "smoke"
     for domain in ("blocks", "gripper"):
         manifest = list(csv.DictReader(open(res / "problems" / "generated" / domain / "manifest.csv")))
         for split in ("train", "validation", "interpolation", "extrapolation"):
@@ -69,13 +128,36 @@ def test_smoke_run_end_to_end(smoke_run):
     stats = list(csv.DictReader(open(res / "tables" / "dataset-statistics.csv")))
     assert len(stats) == 8 and all(r["published_problems"] for r in stats)
     assert (res / "tables" / "dataset-statistics.md").read_text().startswith("# Dataset statistics")
+    # training, evaluation and report, by content
+    from genplan.evaluation import COLUMNS, read_evaluation
+    from genplan.registry import load_model
+
+    for domain in ("blocks", "gripper"):
+        for model in ("wl_lstm_delta", "wl_xgb_delta"):
+            run = res / "models" / "generated" / domain / model / "seed13"
+            summary = json.loads((run / "summary.json").read_text())
+            assert summary["model"] == model and summary["feature_dim"] > 0
+            assert len((run / "training.csv").read_text().splitlines()) > 1
+            loaded = load_model(run / "model.ckpt", expect_domain=domain)
+            assert (loaded.name, loaded.system, loaded.variant) == (model, model.rsplit("_", 1)[0], "delta")
+            for split in ("validation", "extrapolation"):
+                for strategy in ("beam3-pooled", "beam3-reference"):
+                    path = res / "evaluation" / "generated" / domain / model / "seed13" / f"{split}.{strategy}.csv"
+                    rows = read_evaluation(path)
+                    assert list(rows[0]) == COLUMNS and {r["strategy"] for r in rows} == {strategy}
+                    assert all(r["val"] == "valid" for r in rows if r["solved"] == "yes")
+    table1 = list(csv.DictReader(open(res / "tables" / "state-centric-table1.csv")))
+    learned = [r for r in table1 if r["system"] == "wl_xgb" and r["beam_mode"] in ("pooled", "reference")]
+    assert {(r["domain"], r["beam_mode"]) for r in learned} >= {("blocks", "pooled"), ("gripper", "reference")}
+    assert all(0.0 <= float(r["ours_mean"]) <= 1.0 for r in learned)
+    assert (res / "figures" / "state-centric-figure4.png").read_bytes().startswith(b"\x89PNG")
 
 
 @pytest.mark.slow
 def test_rerun_does_nothing_and_tables_regenerate_from_files(smoke_run):
     res = snakemake("-n", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run)
     assert "Nothing to be done" in res.stdout + res.stderr
-    table = smoke_run / "results" / "tables" / "dataset-statistics.csv"
+    table = smoke_run / "runs" / "smoke" / "tables" / "dataset-statistics.csv"
     before = table.read_text()
     table.unlink()
     res = snakemake(str(table.relative_to(smoke_run)), "--cores", "1", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run)

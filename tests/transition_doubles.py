@@ -64,6 +64,7 @@ class OracleModel:
     """Predicts the optimal successor (one-hot embeddings, L2 distance: a delta-mode model)."""
 
     name, domain, encoding, learner, mode = "oracle_delta", "gripper", "onehot", "oracle", "delta"
+    family, system, variant, seed = "transition", "onehot_oracle", "delta", 13
 
     def __init__(self, mtask: MimirTask, misguide: dict | None = None):
         self.mtask = mtask
