@@ -144,7 +144,7 @@ def main() -> None:
     bench = Path(a.benchmark_dir)
     domain = bench / "domain.pddl"
     model = load_model(a.model, domain)
-    cfg = DecodeConfig(beam=a.beam, beam_mode="pooled")
+    cfg = DecodeConfig(beam=a.beam, beam_kind="pooled")
     totals = {"ours": [0, 0, 0.0], "reference-style": [0, 0, 0.0]}  # states, steps, seconds
     same = 0
     rows = manifest.read(bench, a.split)[: a.limit]

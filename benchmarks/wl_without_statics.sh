@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WL models with static atoms left out of every graph (`transition.wl.statics: false`, training and
+# WL models with static atoms left out of every graph (`encoder: {statics: false}`, training and
 # inference alike) beside the committed runs, which embed them in both (the default) and, for the
 # `-nostatics` decoders, at training only (the reference's defect 2). Seed SEED (13), the training
 # and decoding settings of workflow/configs/paper-cpu.yaml, on the published instances: needs the
@@ -14,32 +14,31 @@ DOMAIN=$1; SPLITS=$2; shift 2
 OUT=${OUT:-$(mktemp -d)}
 SEED=${SEED:-13}
 CONFIG=workflow/configs/paper-cpu.yaml
-# a training job's and a decoding job's parameters as the workflow builds them from CONFIG
-# (common.smk: transition_params, decode_params), with `statics: false` for WL
-params_of() {
-    python3 - "$CONFIG" "$1" <<'PY'
+# a model's training settings and planning settings as the workflow builds them from CONFIG
+# (common.smk: model_settings, planning_settings), with `statics: false` for WL
+settings_of() {
+    python3 - "$CONFIG" "$1" "$2" <<'PY'
 import json, sys, yaml
-config, what = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
+config, model, what = yaml.safe_load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+entry = config["models"][model]
 if what == "decode":
-    print(json.dumps({k: v for k, v in config["decode"].items() if k != "beam_modes"}, sort_keys=True))
+    print(json.dumps({"decode": entry["decode"]}, sort_keys=True))
 else:
-    t = config["transition"]
-    print(json.dumps({"encoder": {**(t.get("wl") or {}), "statics": False}, "learner": t[what],
-                      "device": t["device"], "threads": t["threads"]}, sort_keys=True))
+    entry = {k: v for k, v in entry.items() if k not in ("seeds", "strategies")}
+    print(json.dumps({**entry, "encoder": {**entry["encoder"], "statics": False}}, sort_keys=True))
 PY
 }
-XGB=$(params_of xgb); LSTM=$(params_of lstm); DECODE=$(params_of decode)
 for model in "$@"; do
-    params=$XGB; [[ $model == *lstm* ]] && params=$LSTM
+    settings=$(settings_of "$model" train); decode=$(settings_of "$model" decode)
     dir=$OUT/$DOMAIN/$model/seed$SEED; mkdir -p "$dir"
-    [ -f "$dir/model.ckpt" ] || genplan train --model "$model" --domain "$DOMAIN" --seed "$SEED" --params "$params" \
-        --train-traj "results/trajectories/paper/$DOMAIN/train.json.gz" --val-traj "results/trajectories/paper/$DOMAIN/validation.json.gz" \
-        --out "$dir/model.ckpt" --log "$dir/training.csv" --summary "$dir/summary.json" 2> "$dir/train.log"
+    [ -f "$dir/model.ckpt" ] || genplan train --model "$model" --domain "$DOMAIN" --seed "$SEED" --settings "$settings" \
+        --train "results/trajectories/paper/$DOMAIN/train.json.gz" --validation "results/trajectories/paper/$DOMAIN/validation.json.gz" \
+        --threads 1 --out "$dir/model.ckpt" --log "$dir/training.csv" --summary "$dir/summary.json" 2> "$dir/train.log"
     for split in $SPLITS; do
         for beam in pooled reference; do
-            [ -f "$dir/$split.$beam.csv" ] || genplan evaluate --model "$dir/model.ckpt" --benchmark-dir "results/problems/paper/$DOMAIN" \
-                --split "$split" --plans-table "results/plans/paper/$DOMAIN/$split.csv" --params "$DECODE" --beam-mode "$beam" \
-                --benchmark paper --seed "$SEED" --out "$dir/$split.$beam.csv" 2> "$dir/$split.$beam.log"
+            [ -f "$dir/$split.beam3-$beam.csv" ] || genplan evaluate --model "$dir/model.ckpt" --benchmark-dir "results/problems/paper/$DOMAIN" \
+                --split "$split" --plans-table "results/plans/paper/$DOMAIN/$split.csv" --settings "$decode" --strategy "beam3-$beam" \
+                --benchmark paper --seed "$SEED" --out "$dir/$split.beam3-$beam.csv" 2> "$dir/$split.beam3-$beam.log"
         done
     done
 done
@@ -59,6 +58,6 @@ for m in models:
     committed = Path("results/evaluation/paper") / domain / m / f"seed{seed}"
     for split in splits:
         for beam in ("pooled", "reference"):
-            print(f"{m:14s} {split:13s} {beam:10s} {dim:4d} {cell(out / domain / m / f'seed{seed}' / f'{split}.{beam}.csv'):>14s} "
-                  f"{cell(committed / f'{split}.{beam}.csv'):>14s} {cell(committed / f'{split}.{beam}-nostatics.csv'):>14s}")
+            print(f"{m:14s} {split:13s} {beam:10s} {dim:4d} {cell(out / domain / m / f'seed{seed}' / f'{split}.beam3-{beam}.csv'):>14s} "
+                  f"{cell(committed / f'{split}.beam3-{beam}.csv'):>14s} {cell(committed / f'{split}.beam3-{beam}-nostatics.csv'):>14s}")
 PY

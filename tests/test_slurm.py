@@ -43,13 +43,13 @@ SMOKE = "workflow/configs/smoke.yaml"
 SMOKE_ARGS = ["--configfile", SMOKE, "--config", "domains=[gripper]"]
 # the only keys in which the test profile may differ from the site profile
 NOACCT_KEYS = {"slurm-status-command", "slurm-init-seconds-before-status-checks", "slurm-no-account"}
-GPU_RULES = {"train_transition"}
+GPU_RULES = {"train_model"}
 # copied into the temporary repositories: everything but outputs, caches and VCS data
-SKIP_TOP = {"results", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
+SKIP_TOP = {"results", "runs", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
             ".whl", ".gl", ".ci"}
 # what the local run makes for the comparison: problems, plans, trajectories, state spaces, statistics
-DATA_TARGETS = [f"results/trajectories/generated/gripper/{s}.json.gz" for s in ("train", "validation", "interpolation", "extrapolation")] + [
-                "results/tables/dataset-statistics.csv"]
+DATA_TARGETS = [f"runs/smoke/trajectories/generated/gripper/{s}.json.gz" for s in ("train", "validation", "interpolation", "extrapolation")] + [
+                "runs/smoke/tables/dataset-statistics.csv"]
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 
 
@@ -123,7 +123,7 @@ def _csv_rows(path: Path, drop=("time", "seconds")) -> list[dict]:
 
 
 def deterministic_outputs(repo: Path) -> dict[str, object]:
-    res = repo / "results"
+    res = repo / "runs" / "smoke"
     out: dict[str, object] = {}
     for f in sorted((res / "problems").rglob("*")):
         if f.is_file():  # PDDL files and manifests, byte for byte
@@ -283,7 +283,7 @@ def test_failed_job_is_retried(smoke_run, tmp_path):
     shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
     marker.touch()
     env = dict(os.environ, PATH=f"{shim_dir}{os.pathsep}{os.environ['PATH']}")  # sbatch --export=ALL carries it
-    target = "results/plans/generated/gripper/validation.csv"
+    target = "runs/smoke/plans/generated/gripper/validation.csv"
     before = deterministic_outputs(repo)[target]
     res, wall = run_snakemake(repo, "--profile", TEST_PROFILE, target, "--forcerun", "plan_split",
                               *SMOKE_ARGS, env=env, limit=240)
@@ -307,10 +307,10 @@ def test_interrupted_run_resumes_without_redoing_finished_jobs(smoke_run):
     repo = smoke_run["repo"]
     # four jobs to redo: plans and trajectories of two gripper splits
     splits = ("train", "interpolation")
-    targets = [f"results/trajectories/generated/gripper/{s}.json.gz" for s in splits]
-    outputs = {f"results/plans/generated/gripper/{s}.csv" for s in splits} | set(targets)
+    targets = [f"runs/smoke/trajectories/generated/gripper/{s}.json.gz" for s in splits]
+    outputs = {f"runs/smoke/plans/generated/gripper/{s}.csv" for s in splits} | set(targets)
     for s in splits:
-        shutil.rmtree(repo / f"results/plans/generated/gripper/{s}")
+        shutil.rmtree(repo / f"runs/smoke/plans/generated/gripper/{s}")
     for o in outputs:
         (repo / o).unlink()
     cmd = snakemake_cmd("--profile", TEST_PROFILE, *targets, *SMOKE_ARGS, limit=240)
