@@ -1,0 +1,129 @@
+"""The model-family seams: strategy names, the family registry and its config checks, the
+checkpoint envelope (old transition checkpoints keep loading), a planner over a model held in
+memory, the results layout and the `genplan train` command for a named model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from conftest import run_cli
+from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
+from transition_doubles import OracleModel, gripper_problem, load
+
+from genplan import paths, registry
+from genplan.errors import GenplanError
+from genplan.models import checkpoint
+from genplan.planners import strategies
+from genplan.planners.base import Problem
+from genplan.planners.solve import solve_and_validate
+
+
+def test_strategy_names_read_as_their_parameters():
+    s = strategies.parse("beam3-reference-nostatics")
+    assert (s.kind, s["width"], s["beam"], s["statics"]) == ("beam", 3, "reference", False)
+    assert strategies.beam_mode(s) == "reference-nostatics" and strategies.from_beam_mode("pooled") == "beam3-pooled"
+    assert strategies.parse("topp0.9x10").params == {"p": 0.9, "samples": 10}
+    assert strategies.parse("multibeam10")["beams"] == 10 and strategies.parse("unmask-T20")["steps"] == 20
+    for bad in ("beam0-pooled", "beam3-greedy", "beam3", "topp2x3", "unmask-20", ""):
+        with pytest.raises(ValueError, match="Unknown value strategy"):
+            strategies.parse(bad)
+
+
+def _entry(**kw):
+    entry = {"family": "transition", "encoding": "wl", "learner": "xgb", "mode": "delta", "seeds": [13],
+             "strategies": ["beam3-pooled"], "encoder": {}, "train": {}, "decode": {}}
+    return {**entry, **kw}
+
+
+def test_the_registry_refuses_what_a_family_does_not_offer():
+    assert registry.check_models({"m": _entry()}) == []
+    assert registry.family("transition").trains_from == ("trajectories",)
+    problems = registry.check_models({
+        "a": _entry(family="plangpt"),
+        "b": _entry(strategies=["greedy"]),
+        "c": _entry(encoding="fsf", strategies=["beam3-pooled-nostatics"]),
+        "d": _entry(strategies=["beam-3"]),
+    })
+    assert len(problems) == 4
+    assert "models.a: Unknown value family='plangpt'" in problems[0]
+    assert "models.b.strategies: 'greedy' is a greedy strategy; family transition offers ['beam']" in problems[1]
+    assert problems[2].startswith("models.c: strategy 'beam3-pooled-nostatics' drops static atoms")
+    assert "Unknown value strategy='beam-3'" in problems[3]
+
+
+def test_results_layout_round_trips():
+    lay = paths.Layout("runs/x")
+    path = lay.evaluation("paper", "blocks", "wl_xgb_delta", 13, "extrapolation", "beam3-reference-nostatics")
+    assert path == "runs/x/evaluation/paper/blocks/wl_xgb_delta/seed13/extrapolation.beam3-reference-nostatics.csv"
+    assert paths.parse_evaluation_path(path) == {"benchmark": "paper", "domain": "blocks", "model": "wl_xgb_delta",
+                                                 "seed": "13", "split": "extrapolation",
+                                                 "strategy": "beam3-reference-nostatics"}
+    assert lay.log("training", "paper", "blocks", "m", "seed13") == "runs/x/logs/training/paper/blocks/m/seed13.log"
+    with pytest.raises(ValueError, match="not an evaluation CSV path"):
+        paths.parse_evaluation_path("runs/x/evaluation/extrapolation.csv")
+
+
+def test_a_planner_takes_a_model_held_in_memory(tmp_path):
+    """Coverage-based selection plans with the model being trained: no checkpoint involved."""
+    problem = gripper_problem(tmp_path / "g2.pddl", DOMAIN, 2)
+    model = OracleModel(load(DOMAIN, problem)[1])
+    planner = registry.planner(model, "beam3-pooled", {"decode": {"horizon_min": 20, "horizon_per_object": 0}})
+    outcome = solve_and_validate(planner, Problem(DOMAIN, problem))
+    a = outcome.attempt
+    assert outcome.solved and a.reason == "goal" and len(a.plan) == 5 and a.horizon == 20
+    assert a.model_calls == a.steps == 5 and a.states_expanded >= 5 and a.counters["embedded"] > 5
+    with pytest.raises(ValueError, match="offers \\['beam'\\] strategies, not 'greedy'"):
+        registry.planner(model, "greedy")
+
+
+@pytest.fixture(scope="module")
+def named_model(gripper_data, tmp_path_factory):  # noqa: F811
+    """`genplan train` for a named model whose name says nothing of its settings."""
+    out = tmp_path_factory.mktemp("named") / "my_model" / "seed13" / "model.ckpt"
+    settings = _entry(train={"n_estimators": 5, "max_depth": 3, "learning_rate": 0.3})
+    res = run_cli("train", "--model", "my_model", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", gripper_data["train"], "--validation", gripper_data["val"], "--seed", "13",
+                  "--out", out, "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-2000:]
+    return out
+
+
+def test_named_models_train_and_load_through_the_envelope(named_model):
+    env = checkpoint.read(named_model)
+    assert env["format"] == "genplan-model" and env["version"] == 2 and env["family"] == "transition"
+    assert {k: env["identity"][k] for k in ("name", "domain", "encoding", "learner", "mode", "seed")} == {
+        "name": "my_model", "domain": "gripper", "encoding": "wl", "learner": "xgb", "mode": "delta", "seed": 13}
+    model = registry.load_model(named_model, expect_domain="gripper")
+    assert (model.name, model.system, model.variant, model.family) == ("my_model", "wl_xgb", "delta", "transition")
+    with pytest.raises(GenplanError, match="model of domain 'gripper', not 'blocks'"):
+        registry.load_model(named_model, expect_domain="blocks")
+
+
+def test_version_1_transition_checkpoints_keep_loading(named_model, tmp_path):
+    env = checkpoint.read(named_model)
+    ident = env["identity"]
+    v1 = {"format": "genplan-transition-model", "version": 1, **{k: ident[k] for k in (
+        "name", "domain", "pddl_domain", "encoding", "learner", "mode", "seed", "dim")},
+        "config": env["config"], "encoder": env["vocabulary"], "weights": env["weights"], "training": env["training"],
+        "summary": env["summary"]}
+    old = tmp_path / "v1.ckpt"
+    torch.save(v1, old)
+    model = registry.load_model(old, expect_domain="gripper")
+    assert (model.name, model.dim) == ("my_model", ident["dim"])
+    torch.save({**v1, "version": 7}, old)
+    with pytest.raises(GenplanError, match="retrain it"):
+        registry.load_model(old)
+    torch.save({**env, "family": "chess"}, old)
+    with pytest.raises(GenplanError, match="unknown family 'chess'"):
+        registry.load_model(old)
+
+
+def test_bad_training_settings_are_named(gripper_data, tmp_path):  # noqa: F811
+    bad = _entry(strategies=["greedy"])
+    res = run_cli("train", "--model", "m", "--settings", json.dumps(bad), "--domain", "gripper",
+                  "--train", gripper_data["train"], "--validation", gripper_data["val"], "--seed", "1",
+                  "--out", tmp_path / "m.ckpt")
+    assert res.returncode != 0 and "'greedy' is a greedy strategy" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "m.ckpt").exists()
