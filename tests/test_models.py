@@ -118,19 +118,25 @@ def test_resume_after_a_kill(gripper_data, tmp_path):  # noqa: F811
         assert torch.equal(v, resumed_w["weights"][k]), k
 
 
-def test_a_partial_state_of_another_job_is_refused(gripper_data, tmp_path):  # noqa: F811
+def test_a_partial_state_of_another_job_is_set_aside(gripper_data, tmp_path):  # noqa: F811
     def stop(epoch):
         if epoch == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         train(gripper_data, tmp_path, "wl_lstm_delta", on_epoch=stop)
-    with pytest.raises(GenplanError, match="partial training state of another job"):
-        train(gripper_data, tmp_path, "wl_lstm_delta", seed=14)
     out = tmp_path / "wl_lstm_delta" / "model.ckpt"
-    out.with_name("model.ckpt.partial").write_bytes(b"not a checkpoint")
-    res = run_cli("train", "--model", "wl_lstm_delta", "--domain", "gripper", "--train-traj", gripper_data["train"],
-                  "--val-traj", gripper_data["val"], "--seed", "13", "--out", out,
-                  "--params", json.dumps({"learner": LSTM, "device": "cpu"}))
-    assert res.returncode == 1 and not out.exists()
-    assert res.stderr.strip().splitlines()[-1].startswith("genplan: error:") and "corrupt partial" in res.stderr
+    partial = out.with_name("model.ckpt.partial")
+    _, summary = train(gripper_data, tmp_path, "wl_lstm_delta", seed=14)
+    stale = list(out.parent.glob("model.ckpt.partial.stale-*"))
+    assert len(stale) == 1 and torch.load(stale[0], weights_only=True)["job"]["seed"] == 13
+    assert summary["resumed_from_epoch"] == 0 and summary["epochs"] == LSTM["epochs"] and out.is_file()
+    assert summary["divergences"] >= 0 and not partial.exists()
+    partial.write_bytes(b"not a checkpoint")
+    settings = {"family": "transition", "encoding": "wl", "learner": "lstm", "mode": "delta", "train": LSTM}
+    res = run_cli("train", "--model", "wl_lstm_delta", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", gripper_data["train"], "--validation", gripper_data["val"], "--seed", "13",
+                  "--device", "cpu", "--out", out)
+    assert res.returncode == 0, res.stderr
+    assert "is corrupt" in res.stderr and "set aside as" in res.stderr and not partial.exists()
+    assert len(list(out.parent.glob("model.ckpt.partial.stale-*"))) == 2

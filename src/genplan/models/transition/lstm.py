@@ -1,19 +1,15 @@
-"""The LSTM transition model (state-centric paper, appendix G.2) and its training loop.
+"""The LSTM transition model (state-centric paper, appendix G.2) and its training.
 
 Input at step t: [phi(s_t), phi(g)] (2D); a 2-layer LSTM (256 hidden); head Linear(256, D) in
 delta mode, Linear-LayerNorm-ReLU-Linear in state mode. Loss 1 - cosine (state) or MSE on the
 delta; Adam; the epoch with the lowest validation loss is kept (its weights copied).
 
-Training is resumable: every `checkpoint_every` epochs the full training state (weights,
-optimizer, best weights, shuffling generator, history) is written atomically to `partial`."""
+Training runs in the shared loop (genplan.training), which makes it resumable: every
+`checkpoint_every` epochs the full training state is written atomically to `partial`."""
 
 from __future__ import annotations
 
-import copy
-import io
-import logging
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,10 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from genplan import atomic
 from genplan.datasets.trajectories import Trajectory, as_transitions, check_mode
-
-log = logging.getLogger("genplan")
+from genplan.training import LoopConfig, fit
 
 
 @dataclass
@@ -104,63 +98,42 @@ def evaluate(model: TransitionLSTM, trajs: list[Trajectory], batch_size: int, de
     return total / max(count, 1)
 
 
-def _save_partial(path: Path, state: dict) -> None:
-    buf = io.BytesIO()
-    torch.save(state, buf)
-    atomic.write_bytes(path, buf.getvalue())
+def loop_config(opts: LSTMTraining) -> LoopConfig:
+    """The paper's optimisation in the shared loop: Adam (AdamW without weight decay), betas
+    (0.9, 0.999), eps 1e-8, constant learning rate, no clipping, float32 also on CUDA (the
+    reference's precision; WL counts lose digits in bfloat16), the lowest validation loss kept."""
+    return LoopConfig(epochs=opts.epochs, lr=opts.lr, schedule="constant", betas=(0.9, 0.999), eps=1e-8,
+                      weight_decay=0.0, grad_clip=None, bf16=False, higher_is_better=False,
+                      checkpoint_every=opts.checkpoint_every)
 
 
 def train_lstm(model: TransitionLSTM, train: list[Trajectory], val: list[Trajectory], opts: LSTMTraining,
-               seed: int, device, partial: Path, job: dict, resume: dict | None = None, on_epoch=None) -> dict:
-    """Train, resuming from `resume` (a partial state) if given; returns the final training state:
-    best_weights, optimizer, epoch, best_epoch, best_val_loss, history, resumed_from, train_time_s.
-    `job` (what identifies the job) is stored in every partial state; `on_epoch(epoch)` is called
-    after each epoch."""
+               seed: int, device, partial: Path, job: dict, on_epoch=None) -> dict:
+    """Train with the shared loop, resuming from the partial state at `partial` if it is one of
+    `job` (else it is set aside); returns the final training state: best_weights, optimizer, epoch,
+    best_epoch, best_val_loss, history ([epoch, train_loss, val_loss] rows), resumed_from,
+    train_time_s, divergences and divergence_events. `on_epoch(epoch)` is called after each epoch."""
     if opts.context == "transition":
         train, val = as_transitions(train), as_transitions(val)
     elif opts.context != "trajectory":
         raise ValueError(f"Unknown value {opts.context=}. Must be from ['trajectory', 'transition']")
-    model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=opts.lr)
-    gen = torch.Generator().manual_seed(seed)
-    state = {"epoch": 0, "best_epoch": 0, "best_val_loss": float("inf"), "history": [],
-             "best_weights": copy.deepcopy(model.state_dict()), "resumed_from": 0, "train_time_s": 0.0}
-    if resume is not None:
-        model.load_state_dict(resume["weights"])
-        optimizer.load_state_dict(resume["optimizer"])
-        gen.set_state(resume["generator"])
-        state.update({k: resume[k] for k in ("epoch", "best_epoch", "best_val_loss", "history",
-                                              "best_weights", "train_time_s")})
-        state["resumed_from"] = resume["epoch"]
-        log.info("resuming LSTM training after epoch %d", resume["epoch"])
-    while state["epoch"] < opts.epochs:
-        start = time.perf_counter()
-        model.train()
+    mode = model.cfg.mode
+
+    def make_batches(gen: torch.Generator):
         order = torch.randperm(len(train), generator=gen).tolist()
-        batch_losses = []
-        for i in range(0, len(order), opts.batch_size):
-            inputs, goals, targets, mask = _batch([train[j] for j in order[i:i + opts.batch_size]],
-                                                  model.cfg.mode, device)
-            pred, _ = model(inputs, goals)
-            loss = step_losses(pred[mask], targets[mask], model.cfg.mode).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            batch_losses.append(loss.item())
-        val_loss = evaluate(model, val, opts.batch_size, device)
-        state["epoch"] += 1
-        train_loss = sum(batch_losses) / len(batch_losses)
-        state["history"].append([state["epoch"], train_loss, val_loss])
-        if val_loss < state["best_val_loss"]:
-            state.update(best_val_loss=val_loss, best_epoch=state["epoch"],
-                         best_weights={k: v.detach().clone() for k, v in model.state_dict().items()})
-        state["train_time_s"] += time.perf_counter() - start
-        log.info("epoch %d/%d: train loss %.6f, validation loss %.6f", state["epoch"], opts.epochs, train_loss, val_loss)
-        if state["epoch"] % opts.checkpoint_every == 0 and state["epoch"] < opts.epochs:
-            _save_partial(partial, {**state, "job": job, "weights": model.state_dict(),
-                                    "optimizer": optimizer.state_dict(), "generator": gen.get_state(),
-                                    "config": asdict(model.cfg), "training": asdict(opts)})
-        if on_epoch is not None:
-            on_epoch(state["epoch"])
-    state["optimizer"] = optimizer.state_dict()
-    return state
+        return (_batch([train[j] for j in order[i:i + opts.batch_size]], mode, device)
+                for i in range(0, len(order), opts.batch_size))
+
+    def loss_fn(net: TransitionLSTM, batch) -> torch.Tensor:
+        inputs, goals, targets, mask = batch
+        pred, _ = net(inputs, goals)
+        return step_losses(pred[mask], targets[mask], mode).mean()
+
+    state = fit(model, loss_fn, make_batches, loop_config(opts), seed=seed, device=device,
+                select=lambda net: evaluate(net, val, opts.batch_size, device), partial=partial, job=job,
+                on_epoch=on_epoch, desc=f"LSTM {mode}", score_name="validation loss")
+    return {"best_weights": state["best_weights"], "optimizer": state["optimizer"], "epoch": state["epoch"],
+            "best_epoch": state["best_epoch"], "best_val_loss": state["best_score"],
+            "history": [[r["epoch"], r["train_loss"], r["score"]] for r in state["history"]],
+            "resumed_from": state["resumed_from"], "train_time_s": state["train_time_s"],
+            "divergences": state["divergences"], "divergence_events": state["divergence_events"]}

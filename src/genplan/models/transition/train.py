@@ -3,7 +3,8 @@
 The encoder is fitted on the training split (FSF: training and validation, whose problems must
 fit its slots); the test splits are never read here. The validation split selects the epoch (LSTM)
 or the boosting round (XGBoost). An LSTM job killed mid-way resumes from `<out>.partial` when
-rerun with the same inputs and parameters; a partial state of another job is refused."""
+rerun with the same inputs and parameters; a partial state of another job (or a corrupt one) is
+set aside as `<out>.partial.stale-<UTC time>` with a warning, and the job starts afresh."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from genplan.errors import GenplanError
 from genplan.features import make_encoder
 from genplan.models.transition import lstm, xgb
 from genplan.datasets.trajectories import count_transitions, embed_trajectories, transition_rows
-from genplan.models.transition.model import FORMAT, VERSION, parse_model_name, save_checkpoint
+from genplan.models import checkpoint
+from genplan.models.transition.model import parse_model_name
 from genplan.pddl_io import parse_domain
 from genplan.stages.trajectories import load as load_trajectories
 
@@ -69,26 +71,13 @@ def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
     atomic.write_text(path, buf.getvalue())
 
 
-def _read_partial(path: Path, job: dict) -> dict | None:
-    if not path.is_file():
-        return None
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises several kinds for damaged files
-        raise GenplanError(f"corrupt partial training state ({type(exc).__name__}); delete it to start afresh", path) from None
-    if not isinstance(state, dict) or state.get("job") != job:
-        raise GenplanError("partial training state of another job (model, domain, seed, parameters or "
-                           "data differ); delete it to start afresh", path)
-    return state
-
-
 def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str | Path, params: dict,
                 seed: int, out: str | Path, log_csv: str | Path | None = None,
-                summary_json: str | Path | None = None, on_epoch=None) -> dict:
+                summary_json: str | Path | None = None, on_epoch=None, spec: tuple[str, str, str] | None = None) -> dict:
     """Train one model and write its outputs atomically; returns the summary.
     params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}."""
     start = time.perf_counter()
-    encoding, learner, mode = parse_model_name(model)
+    encoding, learner, mode = spec or parse_model_name(model)  # a named model says its parts (spec)
     unknown = sorted(set(params) - {"encoder", "learner", "device", "threads"})
     if unknown:
         raise GenplanError(f"unknown training parameters {unknown}")
@@ -109,9 +98,9 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
     train, val = embed_trajectories(encoder, train_records), embed_trajectories(encoder, val_records)
     enc_dict = encoder.to_dict()
     job = {"model": model, "domain": domain, "seed": seed, "params": params, "encoder": _sha(enc_dict)}
-    ckpt = {"format": FORMAT, "version": VERSION, "name": model, "domain": domain,
-            "pddl_domain": parse_domain(domain_file).name, "encoding": encoding, "learner": learner,
-            "mode": mode, "seed": seed, "dim": encoder.dim, "encoder": enc_dict}
+    identity = {"name": model, "domain": domain, "pddl_domain": parse_domain(domain_file).name,
+                "encoding": encoding, "learner": learner, "mode": mode, "seed": seed, "dim": encoder.dim}
+    ckpt = {}
     summary = {"model": model, "domain": domain, "seed": seed, "encoding": encoding, "learner": learner,
                "mode": mode, "device": device, "feature_dim": encoder.dim,
                "train_problems": len(train), "train_transitions": count_transitions(train),
@@ -123,14 +112,14 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
         opts = _options(lstm.LSTMTraining, params.get("learner", {}), "LSTM")
         net = lstm.TransitionLSTM(lstm.LSTMConfig(dim=encoder.dim, mode=mode))
         partial = out.with_name(out.name + ".partial")
-        state = lstm.train_lstm(net, train, val, opts, seed, device, partial, job,
-                                resume=_read_partial(partial, job), on_epoch=on_epoch)
+        state = lstm.train_lstm(net, train, val, opts, seed, device, partial, job, on_epoch=on_epoch)
         ckpt.update(config={"network": asdict(net.cfg), "training": asdict(opts), "params": params},
                     weights={k: v.cpu() for k, v in state["best_weights"].items()},
                     training={k: state[k] for k in ("epoch", "best_epoch", "best_val_loss", "optimizer")})
         summary.update(lstm_parameters=lstm.parameter_count(net), epochs=state["epoch"],
                        best_epoch=state["best_epoch"], best_val_loss=state["best_val_loss"],
-                       resumed_from_epoch=state["resumed_from"], train_time_s=state["train_time_s"])
+                       resumed_from_epoch=state["resumed_from"], train_time_s=state["train_time_s"],
+                       divergences=state["divergences"])
         header, history = ["epoch", "train_loss", "val_loss"], state["history"]
     else:
         opts = _options(xgb.XGBTraining, params.get("learner", {}), "XGBoost")
@@ -147,8 +136,8 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
         partial = None
 
     summary["job_time_s"] = time.perf_counter() - start
-    ckpt["summary"] = summary
-    save_checkpoint(out, ckpt)
+    checkpoint.save(out, checkpoint.envelope("transition", identity, ckpt["weights"], ckpt["config"], enc_dict,
+                                             ckpt["training"], summary))
     if log_csv:
         _write_csv(Path(log_csv), header, history)
     if summary_json:

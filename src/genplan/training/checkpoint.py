@@ -1,0 +1,65 @@
+"""Partial training states: what a killed training job resumes from.
+
+A partial state is a dict of plain values and tensors (``torch.save``, written atomically,
+readable with ``torch.load(path, weights_only=True)``) carrying FORMAT, VERSION and the caller's
+``job`` identity. A file that cannot be read, has another format or belongs to another job is
+not an error: it is set aside as ``<name>.stale-<UTC timestamp>`` (a warning says where) and the
+job starts afresh, so no person has to delete it before the job can run again."""
+
+from __future__ import annotations
+
+import io
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+
+from genplan import atomic
+
+log = logging.getLogger("genplan")
+
+FORMAT = "genplan-training-partial"
+VERSION = 1
+
+
+def save_partial(path: str | Path, state: dict, job: dict) -> None:
+    """Write `state` with the format, version and `job` atomically (a kill leaves the old file)."""
+    buf = io.BytesIO()
+    torch.save({**state, "format": FORMAT, "version": VERSION, "job": job}, buf)
+    atomic.write_bytes(path, buf.getvalue())
+
+
+def set_aside(path: Path, why: str) -> Path:
+    """Rename `path` to `<name>.stale-<UTC timestamp>` (never over an existing file); log a warning."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.stale-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.stale-{stamp}-{n}")
+    path.rename(target)
+    log.warning("partial training state %s %s; set aside as %s, training starts afresh", path, why, target)
+    return target
+
+
+def load_partial(path: str | Path | None, job: dict) -> dict | None:
+    """The partial state at `path` if it exists and belongs to `job`; None otherwise (a file
+    that is corrupt, of another format or of another job is set aside first)."""
+    if path is None:
+        return None
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several kinds for damaged files
+        set_aside(path, f"is corrupt ({type(exc).__name__})")
+        return None
+    if not isinstance(state, dict) or state.get("format") != FORMAT or state.get("version") != VERSION:
+        set_aside(path, "has another format or version")
+        return None
+    if state.get("job") != job:
+        set_aside(path, "belongs to another job (model, domain, seed, parameters or data differ)")
+        return None
+    return state

@@ -1,0 +1,210 @@
+"""The shared training loop (genplan.training) on a tiny regression model, CPU, seconds."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from genplan.training import LoopConfig, fit, lr_at
+from genplan.training.checkpoint import FORMAT
+
+N, BATCH = 32, 8  # 4 steps per epoch
+
+
+def data():
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(N, 4, generator=g)
+    y = x @ torch.tensor([1.0, -2.0, 0.5, 3.0]) + 0.3 * torch.randn(N, generator=g)
+    return x, y
+
+
+def make_model(dropout: float = 0.0) -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 8), nn.Dropout(dropout), nn.Tanh(), nn.Linear(8, 1))
+
+
+X, Y = data()
+
+
+def make_batches(gen):
+    order = torch.randperm(N, generator=gen)
+    return [(X[order[i:i + BATCH]], Y[order[i:i + BATCH]]) for i in range(0, N, BATCH)]
+
+
+def mse(model, batch):
+    x, y = batch
+    return ((model(x).squeeze(-1) - y) ** 2).mean()
+
+
+def run(cfg: LoopConfig, loss_fn=mse, model=None, **kw):
+    model = model or make_model()
+    return model, fit(model, loss_fn, make_batches, cfg, seed=7, device="cpu", **kw)
+
+
+def without_seconds(history):
+    return [{k: v for k, v in row.items() if k != "seconds"} for row in history]
+
+
+def same_weights(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_warmup_cosine_and_constant_schedules():
+    cfg = LoopConfig(lr=1.0, min_lr=0.1, warmup_steps=4, decay_steps=14)
+    assert [lr_at(cfg, s) for s in range(4)] == [0.25, 0.5, 0.75, 1.0]
+    assert lr_at(cfg, 4) == pytest.approx(1.0)
+    assert lr_at(cfg, 9) == pytest.approx(0.1 + 0.45 * (1 + math.cos(math.pi / 2)))
+    assert lr_at(cfg, 14) == pytest.approx(0.1) and lr_at(cfg, 1000) == pytest.approx(0.1)
+    assert all(lr_at(cfg, s) >= lr_at(cfg, s + 1) for s in range(3, 20))
+    # the loop follows it step by step: the row's lr is the one of the epoch's last step
+    cfg = LoopConfig(epochs=5, lr=0.05, min_lr=0.005, warmup_steps=3, spike_factor=None)
+    _, state = run(cfg, steps_per_epoch=4)
+    assert [r["lr"] for r in state["history"]] == pytest.approx([lr_at(cfg, 4 * e - 1, 20) for e in range(1, 6)])
+    assert 0.005 < state["history"][-1]["lr"] < 0.006  # step 19 of 20: almost at min_lr
+    _, state = run(LoopConfig(epochs=3, lr=0.01, schedule="constant"))
+    assert [r["lr"] for r in state["history"]] == [0.01] * 3
+    with pytest.raises(ValueError, match="Unknown value"):
+        LoopConfig(schedule="linear")
+    with pytest.raises(ValueError, match="cosine schedule needs"):
+        run(LoopConfig(epochs=2))
+
+
+def test_clipping_bounds_the_gradient_norm():
+    seen = []
+
+    def loss_fn(model, batch):  # the gradients of the previous step are still there
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        if grads:
+            seen.append(torch.nn.utils.get_total_norm(grads).item())
+        return 100.0 * mse(model, batch)
+
+    _, state = run(LoopConfig(epochs=3, schedule="constant", grad_clip=0.5), loss_fn=loss_fn)
+    assert len(seen) == 11 and max(seen) <= 0.5 + 1e-5
+    assert min(r["grad_norm"] for r in state["history"]) > 0.5  # the unclipped norms, recorded
+
+
+def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
+    calls, after_epoch = [0], {}
+
+    def loss_fn(model, batch):
+        calls[0] += 1
+        loss = mse(model, batch)
+        return loss * math.nan if 5 <= calls[0] <= 8 else loss  # all of epoch 2
+
+    def on_epoch(epoch):
+        after_epoch[epoch] = {k: v.clone() for k, v in model.state_dict().items()}
+
+    model = make_model()
+    with caplog.at_level(logging.WARNING, logger="genplan"):
+        _, state = run(LoopConfig(epochs=3, schedule="constant"), loss_fn=loss_fn, model=model, on_epoch=on_epoch)
+    assert state["divergences"] == 1 and state["skipped_steps"] == 4 and state["step"] == 8  # one episode
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state["divergence_events"]] == [
+        (2, 4, "nonfinite_loss", 4)]
+    assert same_weights(after_epoch[1], after_epoch[2])  # no update
+    assert math.isnan(state["history"][1]["train_loss"]) and math.isfinite(state["history"][2]["train_loss"])
+    assert sum("divergence (nonfinite_loss)" in r.message for r in caplog.records) == 1
+
+
+def test_a_loss_spike_is_counted_and_the_step_taken():
+    calls = [0]
+
+    def loss_fn(model, batch):  # steps 10 and 11: one spike; step 14: another
+        calls[0] += 1
+        return mse(model, batch) * (1000.0 if calls[0] in (10, 11, 14) else 1.0)
+
+    cfg = LoopConfig(epochs=4, lr=0.01, schedule="constant", spike_factor=10.0, spike_after_epochs=1)
+    _, plain = run(cfg)
+    assert plain["divergences"] == 0
+    _, state = run(cfg, loss_fn=loss_fn)
+    assert state["divergences"] == 2 and state["step"] == 16 and state["skipped_steps"] == 0
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state["divergence_events"]] == [
+        (3, 10, "spike", 2), (4, 14, "spike", 1)]
+    first = state["divergence_events"][0]
+    assert first["loss"] > 100 and first["peak"] >= first["loss"]
+
+
+def test_best_weights_are_a_copy():
+    scores, snapshots = iter([3.0, 1.0, 2.0, 5.0]), {}
+    model = make_model()
+
+    def on_epoch(epoch):
+        snapshots[epoch] = {k: v.clone() for k, v in model.state_dict().items()}
+
+    _, state = run(LoopConfig(epochs=4, schedule="constant"), model=model, select=lambda m: next(scores),
+                   on_epoch=on_epoch)
+    assert (state["best_epoch"], state["best_score"]) == (2, 1.0)
+    assert same_weights(state["best_weights"], snapshots[2]) and not same_weights(snapshots[2], snapshots[4])
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+    assert same_weights(state["best_weights"], snapshots[2])
+
+
+def test_higher_is_better_selection():
+    for higher, best in ((True, 2), (False, 1)):
+        scores = iter([1.0, 3.0, float("nan"), 2.0])
+        _, state = run(LoopConfig(epochs=4, schedule="constant", higher_is_better=higher),
+                       select=lambda m: next(scores))
+        assert state["best_epoch"] == best and [r["score"] for r in state["history"]][:2] == [1.0, 3.0]
+
+
+def test_selection_every_k_steps_and_max_steps():
+    _, state = run(LoopConfig(epochs=10, max_steps=10, schedule="constant", select_every=3))
+    assert [s["step"] for s in state["selections"]] == [3, 6, 9, 10]
+    assert [r["step"] for r in state["history"]] == [4, 8, 10] and state["epoch"] == 3
+
+
+def test_kill_and_resume_gives_the_same_weights_and_history(tmp_path):
+    cfg = LoopConfig(epochs=7, lr=0.05, warmup_steps=3, min_lr=0.001, weight_decay=0.1, grad_clip=1.0,
+                     checkpoint_every=2)
+    job = {"model": "tiny", "seed": 7}
+    straight_model, straight = run(cfg, model=make_model(0.2), steps_per_epoch=4)
+
+    def kill(epoch):
+        if epoch == 5:
+            raise KeyboardInterrupt
+
+    partial = tmp_path / "model.ckpt.partial"
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, model=make_model(0.2), steps_per_epoch=4, partial=partial, job=job, on_epoch=kill)
+    saved = torch.load(partial, weights_only=True)
+    assert saved["format"] == FORMAT and saved["epoch"] == 4 and saved["job"] == job
+    torch.manual_seed(12345)  # the global generator (dropout) is restored from the partial state
+    model, resumed = run(cfg, model=make_model(0.2), steps_per_epoch=4, partial=partial, job=job)
+    assert resumed["resumed_from"] == 4 and straight["resumed_from"] == 0
+    assert without_seconds(resumed["history"]) == without_seconds(straight["history"])
+    assert same_weights(model.state_dict(), straight_model.state_dict())
+    assert same_weights(resumed["best_weights"], straight["best_weights"])
+    assert resumed["best_epoch"] == straight["best_epoch"] and resumed["step"] == straight["step"] == 28
+
+
+def test_a_stale_or_corrupt_partial_is_set_aside(tmp_path, caplog):
+    cfg = LoopConfig(epochs=4, schedule="constant", checkpoint_every=1)
+    partial = tmp_path / "model.ckpt.partial"
+
+    def stop(epoch):
+        if epoch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, partial=partial, job={"seed": 1}, on_epoch=stop)
+    _, fresh = run(cfg)
+    with caplog.at_level(logging.WARNING, logger="genplan"):
+        _, state = run(cfg, partial=partial, job={"seed": 2})
+    stale = list(tmp_path.glob("model.ckpt.partial.stale-*"))
+    assert len(stale) == 1 and torch.load(stale[0], weights_only=True)["job"] == {"seed": 1}
+    assert state["resumed_from"] == 0 and without_seconds(state["history"]) == without_seconds(fresh["history"])
+    assert any("belongs to another job" in r.message and str(stale[0]) in r.message for r in caplog.records)
+    partial.write_bytes(b"not a checkpoint")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="genplan"):
+        _, state = run(cfg, partial=partial, job={"seed": 2})
+    assert state["resumed_from"] == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 2
+    assert any("is corrupt" in r.message for r in caplog.records)
+    torch.save({"job": {"seed": 2}, "epoch": 2}, partial)  # the same job, saved before this loop existed
+    _, state = run(cfg, partial=partial, job={"seed": 2})
+    assert state["resumed_from"] == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 3
