@@ -6,7 +6,7 @@ all new candidate successors of all entries (embeddings are cached by state), th
 candidate by its parent's cumulative distance plus the mode's distance between the parent's
 predicted next-state embedding and the candidate's embedding.
 
-Two beam modes:
+Two beams (`DecodeConfig.beam_kind`; strategies `beam<W>-pooled`, `beam<W>-reference`):
 
 - ``pooled`` (default): the candidates of every beam entry are pooled, a state reached by two
   entries is kept once (lowest score), and the pool is pruned to the beam width; a path never
@@ -20,17 +20,18 @@ Two beam modes:
   this fixed point and reports it as ``idle`` with ``steps == horizon`` without burning the idle
   iterations (their outcome is determined).
 
-Either mode may carry the suffix ``-nostatics`` (``pooled-nostatics``, ``reference-nostatics``):
-the states are then embedded at inference WITHOUT the problem's static atoms, as the reference's
+Independently of the beam, ``statics=False`` (strategy suffix ``-nostatics``) embeds the states
+at inference WITHOUT the problem's static atoms, as the reference's
 pyperplan grounding does, although training embedded them with (its defect 2). It exists to
 measure the static-atom fix (``reference-nostatics`` is the reference's decoder as written, its
 pyperplan operator pruning aside) and applies to WL encodings only: FSF never embeds static atoms.
 
-Both modes break score ties by the plan's text, as the reference does, and both keep the
+Both beams break score ties by the plan's text, as the reference does, and both keep the
 initial state on every path's visited set (so a Gripper robot that first moves to the empty room
 has no unvisited successor: the reference beam then idles, as observed for its XGBoost models).
 A recurrent model (LSTM with `predict_next_recurrent`) carries its memory along each path, as
-the reference's LSTM decoder does (`DecodeConfig.memory`).
+the reference's LSTM decoder does (`DecodeConfig.memory`). `BeamPlanner` is the planner
+interface (genplan.planners.base) over `decode`.
 """
 
 from __future__ import annotations
