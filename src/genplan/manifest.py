@@ -6,9 +6,9 @@ import csv
 from pathlib import Path
 
 from genplan.errors import GenplanError
+from genplan.paths import SPLITS  # defined once, with the results layout
 from genplan.tables import csv_text
 
-SPLITS = ("train", "validation", "interpolation", "extrapolation")
 COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
 
 

@@ -9,7 +9,7 @@ from snakemake.utils import validate
 
 from genplan import registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import SPLITS, Layout
+from genplan.paths import EVAL_SPLITS, SPLITS, Layout
 from genplan.planners import strategies as _strategies
 from genplan.report.registry import outputs as report_outputs
 
@@ -153,7 +153,7 @@ def state_centric_report_inputs(wildcards):
     out = [f for f in evaluation_outputs() if MODELS[Path(f).parts[-3]]["family"] == "transition"]
     for b in config["benchmarks"]:
         for d in config["domains"]:
-            out += [L.plans_table(b, d, s) for s in ("validation", "interpolation", "extrapolation")]
+            out += [L.plans_table(b, d, s) for s in EVAL_SPLITS]
             out += [L.training_summary(b, d, m, s) for m, s in model_jobs() if MODELS[m]["family"] == "transition"]
     return out
 

@@ -7,10 +7,12 @@ from collections import defaultdict
 
 import numpy as np
 
+from genplan import paths
+
 EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
 # the decoders in report order (the reference as written first, ours after) and the test splits
 BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics")
-TEST_SPLITS = ("interpolation", "extrapolation")
+TEST_SPLITS = paths.TEST_SPLITS
 
 
 def mean_std(values: list[float]) -> tuple[float, float]:

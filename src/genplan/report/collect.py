@@ -13,9 +13,9 @@ from pathlib import Path
 from genplan.stages import plans as planning
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
-from genplan.paths import Layout
+from genplan.paths import EVAL_SPLITS, Layout
 
-SPLITS = ("validation", "interpolation", "extrapolation")
+SPLITS = EVAL_SPLITS
 
 
 def evaluation_rows(results: Path) -> list[dict]:
