@@ -44,9 +44,19 @@ def planner_params(wildcards):
     return json.dumps({k: config["planner"][k] for k in keep}, sort_keys=True)
 
 
-def planner_mem_mb(wildcards, threads):
-    """Every Fast Downward run of the job may use its memory limit at once."""
-    return threads * config["planner"]["memory_limit_mb"] + 1024
+def planner_mem_mb(wildcards, threads, attempt):
+    """Every Fast Downward run of the job may use its memory limit at once; more on a retry."""
+    return (threads * config["planner"]["memory_limit_mb"] + 1024) * attempt
+
+
+def scaled(base):
+    """A cluster resource that grows with the attempt: a job killed for its runtime or memory is
+    retried (the profiles' `retries`) with twice, then three times as much."""
+
+    def resource(wildcards, attempt):
+        return base * attempt
+
+    return resource
 
 
 def paper_source(wildcards):
@@ -115,7 +125,7 @@ def training_resources(name):
     """A training job's resource `name`; `gpu` is 1 for the families that train on GPUs."""
     if name == "gpu":
         return lambda wildcards: int(registry.family(MODELS[wildcards.model]["family"]).gpu)
-    return config["training"][name]
+    return scaled(config["training"][name])
 
 
 def model_jobs():

@@ -13,8 +13,8 @@ rule evaluate_model:
         settings=planning_settings,
     threads: 1
     resources:
-        mem_mb=config["evaluation"]["mem_mb"],
-        runtime=config["evaluation"]["runtime_min"],
+        mem_mb=scaled(config["evaluation"]["mem_mb"]),
+        runtime=scaled(config["evaluation"]["runtime_min"]),
     log:
         L.log("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}"),
     benchmark:

@@ -12,7 +12,7 @@ rule plan_split:
     threads: config["planner"]["threads"]
     resources:
         mem_mb=planner_mem_mb,
-        runtime=config["planner"]["runtime_min"],
+        runtime=scaled(config["planner"]["runtime_min"]),
     log:
         L.log("plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:

@@ -10,7 +10,7 @@ rule statespace_split:
     params:
         max_states=config["statespace"]["max_states"],
     resources:
-        mem_mb=config["statespace"]["mem_mb"],
+        mem_mb=scaled(config["statespace"]["mem_mb"]),
     log:
         L.log("statespaces", "{benchmark}", "{domain}", "{split}"),
     benchmark:
