@@ -1,5 +1,7 @@
 """Checking a workflow configuration before any job runs: the JSON schema
-(`workflow/schemas/config.schema.yaml`) and the model families' own checks (genplan.registry).
+(`workflow/schemas/config.schema.yaml`, packaged as `genplan/data/config.schema.yaml`) and the
+model families' own checks (genplan.registry). The commands check their JSON parameters against
+the same schema (`check_value`): one definition of every setting, for the workflow and by hand.
 
 Every problem is reported at once, one line each, naming the key by its path (`models.wl_lstm_state.train.epoch`),
 misspelt keys first: a typo must not surface as a "required property" elsewhere.
@@ -7,10 +9,19 @@ misspelt keys first: a typo must not surface as a "required property" elsewhere.
 
 from __future__ import annotations
 
+import functools
+from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import yaml
+
+from genplan.errors import GenplanError
+
+
+@functools.cache
+def schema() -> dict:
+    return yaml.safe_load(resources.files("genplan").joinpath("data", "config.schema.yaml").read_text())
 
 
 def _where(path) -> str:
@@ -53,3 +64,22 @@ def check(config: dict, schema_path: str | Path) -> None:
     found = problems(config, schema_path)
     if found:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(found))
+
+
+def check_value(value, where: tuple[str, ...], what: str, required: tuple[str, ...] | None = None) -> None:
+    """Check a command's JSON parameter against the config schema's node at `where` (a path of keys
+    from the root, e.g. ("properties", "planner")): types, bounds, unknown keys. `required`
+    replaces the node's required keys (a command may need fewer than the config). GenplanError
+    naming `what` and every problem."""
+    root = schema()
+    node = root
+    for key in where:
+        node = node[key]
+    node = {**node, "$defs": root["$defs"]}
+    if required is not None:
+        node["required"] = list(required)
+    errors = list(_leaves(jsonschema.Draft202012Validator(node).iter_errors(value)))
+    errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
+    lines = list(dict.fromkeys(_line(e) for e in errors))
+    if lines:
+        raise GenplanError(f"invalid {what}: " + "; ".join(lines))

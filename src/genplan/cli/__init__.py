@@ -14,8 +14,10 @@ log = logging.getLogger("genplan")
 
 
 def cmd_generate(a) -> int:
+    from genplan.configuration import check_value
     from genplan.stages.problems import generate_benchmark
 
+    check_value(a.params, ("properties", "generate", "additionalProperties"), "--params (a domain's generate section)")
     rows = generate_benchmark(a.domain, a.params, a.seed, Path(a.out))
     log.info("generated %d %s problems into %s", len(rows), a.domain, a.out)
     return 0
@@ -29,8 +31,11 @@ def cmd_import(a) -> int:
 
 
 def cmd_plan(a) -> int:
+    from genplan.configuration import check_value
     from genplan.stages.plans import plan_split
 
+    check_value(a.params, ("properties", "planner"), "--params (the planner section)",
+                required=("optimal", "fallback", "lama", "memory_limit_mb"))
     plan_split(a.benchmark_dir, a.split, a.params, a.out_dir, a.out_table, threads=a.threads)
     return 0
 

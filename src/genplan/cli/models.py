@@ -20,9 +20,14 @@ STRATEGY_HELP = ("a named strategy of the model's family: beam3-pooled (our beam
 def cmd_train(a) -> int:
     from genplan import registry
 
+    from genplan.configuration import check_value
+
     settings = dict(a.settings)
     if a.family is not None:
         settings["family"] = a.family
+    settings.setdefault("seeds", [a.seed])
+    settings.setdefault("strategies", [])
+    check_value(settings, ("$defs", "model"), f"--settings of model {a.model!r}")
     registry.validate_models({a.model: settings})
     fam = registry.family(settings["family"])
     data = {"train": a.train, "validation": a.validation}
@@ -33,7 +38,10 @@ def cmd_train(a) -> int:
 
 
 def _planning_settings(a, model) -> dict:
+    from genplan.configuration import check_value
+
     settings = dict(a.settings or {})
+    check_value(settings, ("$defs", "planning"), "--settings (planning settings)")
     if getattr(a, "horizon_min", None) is not None or getattr(a, "horizon_per_object", None) is not None:
         decode = dict(settings.get("decode") or {})
         if a.horizon_min is not None:
@@ -48,6 +56,9 @@ def cmd_solve(a) -> int:
     from genplan.planners.solve import load_model, solve, summary_line
     from genplan.registry import planner
 
+    from genplan.planners.strategies import parse
+
+    parse(a.strategy)  # a misspelt strategy is named before the model loads
     model = load_model(a.model, a.domain)
     outcome, text = solve(planner(model, a.strategy, _planning_settings(a, model)), a.domain, a.problem, a.out)
     if a.out is None and outcome.solved:
@@ -57,8 +68,12 @@ def cmd_solve(a) -> int:
 
 
 def cmd_evaluate(a) -> int:
+    from genplan.configuration import check_value
     from genplan.evaluation import evaluate_split
+    from genplan.planners.strategies import parse as parse_strategy
 
+    check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
+    parse_strategy(a.strategy)  # named before the model loads
     evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                    benchmark=a.benchmark, seed=a.seed)
     return 0
