@@ -185,6 +185,8 @@ def cluster(tmp_path_factory):
     try:
         c.start()
     except ClusterUnavailable as exc:
+        if os.environ.get("GENPLAN_REQUIRE_SLURM"):  # CI, where SLURM can be installed: a failure
+            pytest.fail(f"GENPLAN_REQUIRE_SLURM is set but the local SLURM cluster did not start: {exc}")
         pytest.skip(f"no local SLURM cluster: {exc}")
     yield c
     c.stop()
