@@ -202,3 +202,20 @@ def test_old_evaluation_csvs_are_named_and_migrate_losslessly(tmp_path):
     assert json.loads(a["counters"]) == {"states_expanded": 63, "embedded": 300} and a["model_calls"] == ""
     assert b["reason"] == "refused" and json.loads(b["counters"])["message"].startswith("22 'place' objects")
     assert migrate_evaluations(tmp_path) == []  # idempotent
+
+
+def test_figures_plot_the_numbers_of_their_split(tmp_path):
+    """A figure is made from its split's cells: changing the extrapolation results changes Figure 4
+    (extrapolation) and leaves Figure 2 (validation) byte-identical."""
+    res = _results(tmp_path)
+    build_report("state-centric", res, res)
+    before = {n: (res / "figures" / f"state-centric-figure{n}.png").read_bytes() for n in (2, 4)}
+    path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / "seed13" / "extrapolation.beam3-pooled.csv"
+    write_csv(path, _eval_rows("wl_xgb_delta", "13", "extrapolation", "pooled", set()), EVAL_COLUMNS)
+    build_report("state-centric", res, res)
+    after = {n: (res / "figures" / f"state-centric-figure{n}.png").read_bytes() for n in (2, 4)}
+    assert after[2] == before[2] and after[4] != before[4]
+    rows = _read(res / "tables" / "state-centric-table1.csv")
+    cell = [r for r in rows if (r["split"], r["system"], r["variant"], r["beam_mode"]) ==
+            ("extrapolation", "wl_xgb", "delta", "pooled")]
+    assert [(r["n_seeds"], r["ours_mean"]) for r in cell] == [("3", "0.6667")]  # seeds 14, 15 solve all; 13 none
