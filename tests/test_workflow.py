@@ -162,3 +162,13 @@ def test_rerun_does_nothing_and_tables_regenerate_from_files(smoke_run):
     table.unlink()
     res = snakemake(str(table.relative_to(smoke_run)), "--cores", "1", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run)
     assert res.returncode == 0 and table.read_text() == before
+
+
+def test_config_paths_reach_the_shell_quoted(fresh_checkout):
+    """A paper_splits path with a space or shell metacharacters is one quoted argument."""
+    odd = "/tmp/a b;touch PWNED/paper-splits"
+    res = snakemake("-n", "-p", "--cores", "1", "--configfile", "workflow/configs/paper-cpu.yaml",
+                    "--config", f"paper_splits={odd}", "--", "results/problems/paper/blocks", cwd=fresh_checkout)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-3000:]
+    assert "genplan import --domain blocks --source '/tmp/a b;touch PWNED/paper-splits' --out results/problems/paper/blocks" in out
