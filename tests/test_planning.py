@@ -100,3 +100,95 @@ def test_plan_split_writes_plans_and_table(tmp_path):
     missing = run_cli("trajectories", "--benchmark-dir", bench, "--split", "train", "--plans-dir", tmp_path / "plans",
                       "--plans-table", tmp_path / "none.csv", "--out", tmp_path / "t.json.gz")
     assert missing.returncode == 1 and "none.csv" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def _gripper_bench(tmp_path):
+    bench = tmp_path / "bench"
+    generate_benchmark("gripper", {"sizes": {"train": [1, 2]}, "per_size": {"train": 1}}, 0, bench)
+    return bench
+
+
+PARAMS = {"memory_limit_mb": 2048, "optimal": {"time_limit": 10}, "fallback": {"time_limit": 10}, "lama": {"time_limit": 10}}
+
+
+def test_plan_with_a_malformed_problem_exits_1_and_its_rows_say_why(tmp_path):
+    import json
+
+    bench = _gripper_bench(tmp_path)
+    bad = bench / "train" / "gripper-n2.pddl"
+    bad.write_text("(define (problem gripper-n2) (:domain gripper) (:objects rooma")
+    out = run_cli("plan", "--benchmark-dir", bench, "--split", "train", "--params", json.dumps(PARAMS),
+                  "--out-dir", tmp_path / "plans", "--out-table", tmp_path / "plans.csv")
+    assert out.returncode == 1, out.stderr
+    errors = [l for l in out.stderr.splitlines() if l.startswith("genplan: error")]
+    assert len(errors) == 1 and str(bad) in errors[0] and "malformed PDDL problem" in errors[0], out.stderr
+    assert "Traceback" not in out.stderr
+    assert "train: 1/2 problems have a VAL-valid plan" in out.stderr
+    table = read_table(tmp_path / "plans.csv")  # written: the table says which problem and why
+    bad_rows = [r for r in table if r["problem"] == "gripper-n2"]
+    assert [r["config"] for r in bad_rows] == ["astar_lmcut", "gbfs_ff", "lama_first"]
+    assert all(r["status"] == "error" and r["reason"].startswith("not planned: malformed PDDL problem") for r in bad_rows)
+    assert {r["valid"] for r in table if r["problem"] == "gripper-n1"} == {"yes"}
+    assert (tmp_path / "plans" / "gripper-n1.plan").is_file()
+    assert not list((tmp_path / "plans").glob("gripper-n2*"))
+
+
+def test_plan_split_without_astar_counts_every_valid_plan(tmp_path, caplog):
+    # optimal.enabled is tested through the function: the CLI checks --params against the schema
+    bench = _gripper_bench(tmp_path)
+    params = {**PARAMS, "optimal": {"enabled": False, "time_limit": 10}}
+    with caplog.at_level("INFO", logger="genplan"):
+        table = plan_split(bench, "train", params, tmp_path / "plans", tmp_path / "plans.csv")
+    assert [r["config"] for r in table] == ["gbfs_ff", "lama_first"] * 2
+    assert (tmp_path / "plans" / "gripper-n2.plan").read_text() == (tmp_path / "plans" / "gripper-n2.gbfs_ff.plan").read_text()
+    # only LAMA runs: the count is of every VAL-valid plan, LAMA's included
+    params = {**params, "fallback": {"enabled": False}}
+    with caplog.at_level("INFO", logger="genplan"):
+        table = plan_split(bench, "train", params, tmp_path / "plans", tmp_path / "plans.csv")
+    assert [r["config"] for r in table] == ["lama_first"] * 2 and all(r["valid"] == "yes" for r in table)
+    assert "train: 2/2 problems have a VAL-valid plan (lama_first 2)" in caplog.text
+
+
+def test_plan_files_plans_loose_problems(tmp_path):
+    bench = _gripper_bench(tmp_path)
+    problems = sorted((bench / "train").glob("*.pddl"))
+    out = run_cli("plan-files", bench / "domain.pddl", *problems, "--time-limit", "10", "--memory-limit-mb", "2048",
+                  "--out-dir", tmp_path / "out")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("gripper-n1: optimal by astar_lmcut, 3 steps, ") and lines[0].endswith("VAL: valid")
+    assert lines[1].startswith("gripper-n2: optimal by astar_lmcut, 5 steps, ") and lines[1].endswith("VAL: valid")
+    assert lines[2].startswith("2/2 problems have a VAL-valid plan (astar_lmcut 2)")
+    table = read_table(tmp_path / "out" / "plans.csv")
+    assert [(r["problem"], r["config"], r["status"], r["plan_length"], r["valid"], r["plan_file"]) for r in table] == [
+        ("gripper-n1", "astar_lmcut", "optimal", "3", "yes", "gripper-n1.plan"),
+        ("gripper-n2", "astar_lmcut", "optimal", "5", "yes", "gripper-n2.plan")]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["gripper-n1.plan", "gripper-n2.plan", "plans.csv"]
+    for p in problems:
+        assert run_cli("validate", bench / "domain.pddl", p, tmp_path / "out" / f"{p.stem}.plan").returncode == 0
+
+
+def test_plan_files_exits_1_unless_every_problem_has_a_valid_plan(tmp_path):
+    bench = _gripper_bench(tmp_path)
+    init = [("room", "rooma"), ("ball", "ball1"), ("gripper", "left"), ("at-robby", "rooma"), ("free", "left"), ("at", "ball1", "rooma")]
+    unsolvable = _write_problem(tmp_path / "unsolvable.pddl", "gripper", ["rooma", "ball1", "left"], init, [("at", "ball1", "left")])
+    bad = tmp_path / "bad.pddl"
+    bad.write_text("(define (problem bad) (:domain gripper) (:objects rooma")
+    args = ("--time-limit", "10", "--memory-limit-mb", "2048", "--out-dir", tmp_path / "out")
+    out = run_cli("plan-files", bench / "domain.pddl", bench / "train" / "gripper-n1.pddl", unsolvable, *args)
+    assert out.returncode == 1, out.stderr
+    assert "unsolvable: unsolvable by astar_lmcut" in out.stdout and "1/2 problems have a VAL-valid plan" in out.stdout
+    out = run_cli("plan-files", bench / "domain.pddl", bench / "train" / "gripper-n1.pddl", bad, "--planner", "gbfs_ff", *args)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "bad: error, not planned: malformed PDDL problem" in out.stdout and "1/2 problems have a VAL-valid plan" in out.stdout
+    assert f"{bad}: malformed PDDL problem" in out.stderr
+    table = read_table(tmp_path / "out" / "plans.csv")  # the earlier output was replaced
+    assert [(r["problem"], r["config"], r["status"], r["valid"]) for r in table] == [
+        ("gripper-n1", "gbfs_ff", "satisficing", "yes"), ("bad", "gbfs_ff", "error", "")]
+    # a folder of other files is never replaced
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    out = run_cli("plan-files", bench / "domain.pddl", bench / "train" / "gripper-n1.pddl", "--out-dir", other)
+    assert out.returncode == 1 and "not written by `genplan plan-files`" in out.stderr
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]

@@ -1,17 +1,28 @@
 """Real Fast Downward at the edge: A* + LM-cut with a GBFS + FF fallback, and LAMA.
 
-Every run gets its own working directory, the driver's own time and memory limits, and a status
-from the driver's documented exit codes."""
+Every run gets its own working directory (`genplan-fd-*` in the temporary directory), the
+driver's own time and memory limits, and a status from the driver's documented exit codes.
+
+Every run starts in a session of its own (its own process group: the driver, the translator and
+the search), so that a terminal's Ctrl-C does not reach it unasked and the whole group can be
+ended at once. The groups that are running are registered here: `stop_all` ends them (killpg), and
+a command that plans does so through `run_pool` (worker threads: an exception or a signal in the
+main thread ends every group, cancels the queued runs and joins the workers, which remove their
+run directories) inside `interruptible` (SIGTERM, SIGINT and SIGHUP raise `Interrupted` in the
+main thread)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +39,15 @@ CONFIGS = {
     "lama_first": {"alias": "lama-first", "optimal": False},
 }
 
+# What each configuration is, in words (the commands' --help).
+DESCRIPTIONS = {
+    "astar_lmcut": "A* with the LM-cut heuristic (`astar(lmcut())`): optimal plans, or a proof that none exists",
+    "gbfs_ff": "lazy greedy best-first search with the FF heuristic and its preferred operators: "
+               "satisficing, usually fast, no proof of unsolvability",
+    "lama_first": "the first plan of LAMA 2011 (alias `lama-first`: FF and landmark heuristics): satisficing; "
+                  "the pipeline uses it for best-known plan lengths",
+}
+
 # Fast Downward driver exit codes (driver/returncodes.py).
 _UNSOLVABLE = {10, 11}
 _RESOURCE = {
@@ -36,6 +56,127 @@ _RESOURCE = {
     -24: "killed by the CPU time limit (SIGXCPU)", 232: "killed by the CPU time limit (SIGXCPU)",
 }
 _UNSOLVED_INCOMPLETE = 12
+
+
+class Interrupted(BaseException):
+    """A termination signal reached a command that plans (raised in the main thread by
+    `interruptible`); a BaseException, like KeyboardInterrupt, so that no `except Exception`
+    swallows it."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum  # the shells' convention for a command ended by a signal
+
+
+class Stopped(Exception):
+    """A run asked to start after `stop_all` (its command is being interrupted)."""
+
+
+# The Fast Downward process groups running now (by driver pid, which is also the group id).
+_lock = threading.Lock()
+_running: dict[int, subprocess.Popen] = {}
+_stopped = False
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    if proc.returncode is not None:  # already reaped: its group id may belong to someone else now
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all() -> int:
+    """End every running Fast Downward process group and refuse new runs until `allow_runs`;
+    the number of groups ended. Safe to call twice."""
+    global _stopped
+    with _lock:
+        _stopped = True
+        procs = list(_running.values())
+        for proc in procs:
+            _kill_group(proc)
+    return len(procs)
+
+
+def allow_runs() -> None:
+    global _stopped
+    with _lock:
+        _stopped = False
+
+
+def _start(cmd: list[str], cwd: Path) -> subprocess.Popen:
+    # Registered under the lock that `stop_all` takes: a run either is refused or is ended by it.
+    with _lock:
+        if _stopped:
+            raise Stopped("the command is stopping: no new Fast Downward run")
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        _running[proc.pid] = proc
+    return proc
+
+
+def _forget(proc: subprocess.Popen) -> None:
+    with _lock:
+        _running.pop(proc.pid, None)
+
+
+@contextlib.contextmanager
+def run_pool(threads: int):
+    """A thread pool for planning runs (`threads` at once). If the block ends with any exception
+    (Interrupted, KeyboardInterrupt, an error), every running Fast Downward group is ended, the
+    queued runs are cancelled and the workers are joined (each removes its run directory) before
+    the exception goes on. Runs are allowed again once the workers are joined. The registry is
+    the process's: one planning command per process."""
+    allow_runs()
+    pool = ThreadPoolExecutor(max(1, int(threads)), thread_name_prefix="genplan-fd")
+    failed = False
+    try:
+        yield pool
+    except BaseException:
+        failed = True
+        stop_all()
+        raise
+    finally:
+        if failed:
+            stop_all()  # again: a second signal may have cut the first call short
+        pool.shutdown(wait=True, cancel_futures=True)
+        allow_runs()
+
+
+@contextlib.contextmanager
+def interruptible(signums=(signal.SIGTERM, signal.SIGINT, signal.SIGHUP)):
+    """Within the block (main thread only), the first of these signals raises `Interrupted` in the
+    main thread; later ones are ignored while it unwinds, so that the clean-up finishes. A signal
+    the process ignores (under nohup, SIGINT of a background job) stays ignored. The previous
+    handlers are restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    raised = False
+
+    def handler(signum, frame):
+        nonlocal raised
+        if not raised:
+            raised = True
+            raise Interrupted(signum)
+
+    previous = {}
+    for signum in signums:
+        old = signal.getsignal(signum)
+        if old is signal.SIG_IGN:
+            continue
+        previous[signum] = signal.SIG_DFL if old is None else old
+        signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 @dataclass
@@ -55,35 +196,42 @@ def run_fast_downward(
     time_limit: float,
     memory_limit_mb: int,
 ) -> PlanResult:
-    """Run one planner configuration on one problem; never raises for planner failures."""
+    """Run one planner configuration on one problem; never raises for planner failures (raises
+    `Stopped` when `stop_all` was called). Its run directory is removed however it ends. Called
+    in the main thread, an exception there (a signal) ends the run's process group before it goes
+    on; commands call it from `run_pool`'s workers."""
     if config not in CONFIGS:
         raise ValueError(f"Unknown value {config=}. Must be from {sorted(CONFIGS)}")
     spec = CONFIGS[config]
-    work = Path(tempfile.mkdtemp(prefix="genplan-fd-"))
-    plan_file = work / "plan"
     cmd = [sys.executable, str(fast_downward_driver())]
     if "alias" in spec:
         cmd += ["--alias", spec["alias"]]
-    cmd += [
-        "--plan-file", str(plan_file),
-        "--overall-time-limit", f"{max(1, int(time_limit))}s",
-        "--overall-memory-limit", f"{int(memory_limit_mb)}M",
-        str(Path(domain).resolve()), str(Path(problem).resolve()),
-    ]
-    cmd += spec.get("search", [])
-    start = time.perf_counter()
-    # the driver and its translator/search processes share a session, so a driver that overruns
-    # its own limit is killed together with its children
-    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    work = Path(tempfile.mkdtemp(prefix="genplan-fd-"))
     try:
-        log, _ = proc.communicate(timeout=time_limit + 60)
-        code = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        code, log = 23, "killed: the driver overran its own time limit"
-    elapsed = time.perf_counter() - start
-    try:
+        plan_file = work / "plan"
+        cmd += [
+            "--plan-file", str(plan_file),
+            "--overall-time-limit", f"{max(1, int(time_limit))}s",
+            "--overall-memory-limit", f"{int(memory_limit_mb)}M",
+            str(Path(domain).resolve()), str(Path(problem).resolve()),
+        ]
+        cmd += spec.get("search", [])
+        start = time.perf_counter()
+        proc = _start(cmd, work)
+        try:
+            log, _ = proc.communicate(timeout=time_limit + 60)
+            code = proc.returncode
+        except subprocess.TimeoutExpired:  # the driver overran its own limit: end its whole group
+            _kill_group(proc)
+            proc.communicate()
+            code, log = 23, "killed: the driver overran its own time limit"
+        except BaseException:  # a signal in the main thread: the group must not outlive us
+            _kill_group(proc)
+            proc.wait()
+            raise
+        finally:
+            _forget(proc)
+        elapsed = time.perf_counter() - start
         return _result(config, spec, code, log, plan_file, elapsed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -104,13 +252,18 @@ def _result(config, spec, code, log, plan_file, elapsed) -> PlanResult:
         return PlanResult(config, "timeout", None, elapsed, _RESOURCE[code], code)
     if code == _UNSOLVED_INCOMPLETE:  # proves nothing: recorded as an error, and the fallback runs
         return PlanResult(config, "error", None, elapsed, "incomplete search ended without a plan (exit 12)", code)
+    if code == -signal.SIGKILL and _stopped:
+        return PlanResult(config, "error", None, elapsed, "ended: the command was interrupted", code)
     tail = " | ".join(l for l in log.strip().splitlines()[-3:])
     return PlanResult(config, "error", None, elapsed, f"exit {code}: {tail}"[:300], code)
 
 
 def plan_with_fallback(domain, problem, optimal_cfg: dict, fallback_cfg: dict, memory_limit_mb: int) -> list[PlanResult]:
-    """A* + LM-cut; if it neither finds a plan nor proves unsolvability, GBFS + FF."""
-    results = [run_fast_downward(domain, problem, "astar_lmcut", optimal_cfg["time_limit"], memory_limit_mb)]
-    if results[0].status not in ("optimal", "unsolvable") and fallback_cfg.get("enabled", True):
+    """A* + LM-cut (unless `optimal_cfg["enabled"]` is false); if it neither finds a plan nor
+    proves unsolvability, or did not run, GBFS + FF (unless `fallback_cfg["enabled"]` is false)."""
+    results = []
+    if optimal_cfg.get("enabled", True):
+        results.append(run_fast_downward(domain, problem, "astar_lmcut", optimal_cfg["time_limit"], memory_limit_mb))
+    if fallback_cfg.get("enabled", True) and not (results and results[0].status in ("optimal", "unsolvable")):
         results.append(run_fast_downward(domain, problem, "gbfs_ff", fallback_cfg["time_limit"], memory_limit_mb))
     return results

@@ -1,17 +1,28 @@
 """Stage 2: plan every problem of one (benchmark, domain, split) with Fast Downward, check every
-plan with VAL, and write the plans and one table of statuses."""
+plan with VAL, and write the plans and one table of statuses (`plan_split`); and the same for
+loose problem files given by hand (`plan_files`).
+
+Every problem is parsed with genplan.pddl_io before any planner runs: a malformed (or missing,
+or unsupported) problem is not planned; it gets a row with status `error` and the parser's reason,
+the other problems are planned and every output is written, and then `MalformedProblems` (a
+GenplanError naming every such file) is raised, so that the command exits 1.
+
+An interruption (a signal raised as an exception in the main thread, see
+genplan.stages.fast_downward) ends every Fast Downward process group, removes the run
+directories and the hidden temporary output folder, and leaves no output behind."""
 
 from __future__ import annotations
 
 import csv
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import shutil
+from collections import Counter
 from pathlib import Path
 
 from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
-from genplan.pddl_io import plan_to_text
-from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward
+from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
+from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward, run_pool
 from genplan.progress import progress
 from genplan.tables import csv_text
 
@@ -20,6 +31,44 @@ log = logging.getLogger("genplan")
 COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file")
 # Which plan a problem's trajectory is made of: the first of these that solved it.
 MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff")
+CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "lama_first", "reference")
+NOT_PLANNED = "not planned: "  # the reason's prefix in a malformed problem's rows
+
+# `plan_files`: what each --planner runs, in order; `default` is the pipeline's pair.
+PLANNERS = {"astar_lmcut": ("astar_lmcut",), "gbfs_ff": ("gbfs_ff",), "lama_first": ("lama_first",),
+            "default": ("astar_lmcut", "gbfs_ff")}
+TABLE_NAME = "plans.csv"  # `plan_files`' table, inside its output folder
+
+
+class MalformedProblems(GenplanError):
+    """Raised after the outputs are written: some problems could not be parsed and were not
+    planned. `errors` maps each problem name to its parser error; `table` holds every row."""
+
+    def __init__(self, errors: dict[str, GenplanError], table: list[dict], where: str):
+        self.errors = errors
+        self.table = table
+        files = "; ".join(str(e) for e in errors.values())
+        super().__init__(f"{len(errors)} problem(s) malformed or unreadable, not planned (their rows in {where} "
+                         f"say why): {files}")
+
+
+def planner_config(cfg: dict) -> dict:
+    """The planner section with the schema's defaults filled in (the commands check --params
+    against the schema, which does not fill defaults)."""
+    from genplan.configuration import schema
+
+    props = schema()["properties"]["planner"]["properties"]
+    out = dict(cfg)
+    for key in ("optimal", "fallback", "lama"):
+        defaults = {k: v["default"] for k, v in props[key].get("properties", {}).items() if "default" in v}
+        out[key] = {"enabled": True, **defaults, **(cfg.get(key) or {})}
+    return out
+
+
+def enabled_configs(cfg: dict) -> list[str]:
+    """The configurations a problem of the split may get, in the table's order."""
+    names = [("astar_lmcut", "optimal"), ("gbfs_ff", "fallback"), ("lama_first", "lama")]
+    return [name for name, key in names if cfg[key].get("enabled", True)]
 
 
 def _plan_problem(row: dict, domain: Path, cfg: dict) -> list[PlanResult]:
@@ -30,31 +79,187 @@ def _plan_problem(row: dict, domain: Path, cfg: dict) -> list[PlanResult]:
     return results
 
 
+def _parse_problems(rows: list[dict], domain: Path) -> dict[str, GenplanError]:
+    """Each problem that genplan.pddl_io cannot parse (missing, malformed, unsupported, of another
+    domain), with the error naming its file. A malformed domain raises: nothing can be planned."""
+    dom = parse_domain(domain)
+    errors = {}
+    for row in rows:
+        try:
+            parse_problem(row["path"], dom)
+        except GenplanError as exc:
+            errors[row["problem"]] = exc
+    return errors
+
+
+def _not_planned(row: dict, configs, error: GenplanError) -> list[dict]:
+    return [{"problem": row["problem"], "config": c, "status": "error", "plan_length": "", "time": "",
+             "valid": "", "reason": NOT_PLANNED + error.message, "plan_file": ""} for c in configs]
+
+
+def summary(table: list[dict], n_problems: int) -> str:
+    """`3/4 problems have a VAL-valid plan (astar_lmcut 2, gbfs_ff 1, lama_first 3)`: a problem
+    counts if any configuration (or a reference plan) has a VAL-valid plan for it."""
+    valid = {r["problem"] for r in table if r["valid"] == "yes"}
+    per = Counter(r["config"] for r in table if r["valid"] == "yes")
+    configs = [c for c in CONFIG_ORDER if any(r["config"] == c for r in table)]
+    detail = ", ".join(f"{c} {per[c]}" for c in configs)
+    return f"{len(valid)}/{n_problems} problems have a VAL-valid plan" + (f" ({detail})" if detail else "")
+
+
 def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | Path, out_table: str | Path, threads: int = 1) -> list[dict]:
-    """Plan one split, `threads` problems at once; `cfg` is the configuration's `planner` section."""
+    """Plan one split, `threads` problems at once (worker threads, one Fast Downward process group
+    each); `cfg` is the configuration's `planner` section (`optimal.enabled: false` skips A* +
+    LM-cut: GBFS + FF then runs first). Writes the plans folder and then the table; returns the
+    table. A malformed problem: its rows say why, every output is written, then
+    MalformedProblems (`genplan plan` exits 1; in the workflow the job fails and Snakemake deletes
+    both outputs: fix the PDDL and rerun). Interrupted (or any exception): the running planners are ended and neither
+    output is left (a plans folder published just before is removed, with the table beside it)."""
+    cfg = planner_config(cfg)
+    configs = enabled_configs(cfg)
+    if not configs:
+        raise GenplanError("no planner configuration is enabled (optimal, fallback and lama are all off)")
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
+    malformed = _parse_problems(rows, domain)
+    todo = [r for r in rows if r["problem"] not in malformed]
     table: list[dict] = []
-    with atomic.output_dir(out_dir) as tmp_dir, ThreadPoolExecutor(max(1, int(threads))) as pool:
-        jobs = pool.map(lambda r: (r, _plan_problem(r, domain, cfg)), rows)
-        for row, results in progress(jobs, total=len(rows), desc=f"planning {split}"):
-            table.extend(_record(row, results, domain, Path(tmp_dir)))
-        for row in rows:  # reference plans shipped with imported instances
-            ref = benchmark_dir / "reference-plans" / split / f"{row['problem']}.plan"
-            if ref.is_file():
-                table.append(_record_plan_file(row, "reference", ref, domain, Path(tmp_dir)))
-    # the table is renamed into place last: it never stands beside a missing plans folder
-    order = {c: i for i, c in enumerate(("astar_lmcut", "gbfs_ff", "lama_first", "reference"))}
-    index = {r["problem"]: i for i, r in enumerate(rows)}
-    table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
-    atomic.write_text(out_table, csv_text(table, COLUMNS))
-    solved = {r["problem"] for r in table if r["config"] in MAIN_CONFIGS and r["valid"] == "yes"}
-    log.info("%s: %d/%d problems have a plan", split, len(solved), len(rows))
+    publishing = False
+    try:
+        with atomic.output_dir(out_dir) as tmp_dir:
+            with run_pool(threads) as pool:
+                jobs = pool.map(lambda r: (r, _plan_problem(r, domain, cfg)), todo)
+                for row, results in progress(jobs, total=len(todo), desc=f"planning {split}"):
+                    table.extend(_record(row, results, domain, Path(tmp_dir)))
+            for row in rows:  # reference plans shipped with imported instances
+                ref = benchmark_dir / "reference-plans" / split / f"{row['problem']}.plan"
+                if row["problem"] in malformed:
+                    table.extend(_not_planned(row, configs + (["reference"] if ref.is_file() else []),
+                                              malformed[row["problem"]]))
+                elif ref.is_file():
+                    table.append(_record_plan_file(row, "reference", ref, domain, Path(tmp_dir)))
+            publishing = True
+        # the table is renamed into place last: it never stands beside a missing plans folder
+        order = {c: i for i, c in enumerate(CONFIG_ORDER)}
+        index = {r["problem"]: i for i, r in enumerate(rows)}
+        table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
+        atomic.write_text(out_table, csv_text(table, COLUMNS))
+    except BaseException:
+        if publishing:  # cut short between the two renames: no folder without its table
+            shutil.rmtree(out_dir, ignore_errors=True)
+            Path(out_table).unlink(missing_ok=True)
+        raise
+    log.info("%s: %s", split, summary(table, len(rows)))
+    if malformed:
+        raise MalformedProblems(malformed, table, str(out_table))
     return table
 
 
-def _record(row: dict, results: list[PlanResult], domain: Path, out: Path) -> list[dict]:
+def plan_files(domain: str | Path, problems: list[str | Path], planner: str, time_limit: float, memory_limit_mb: int,
+               out_dir: str | Path, threads: int = 1, on_problem=None) -> list[dict]:
+    """Plan loose problem files with one `planner` (PLANNERS; `default`: A* + LM-cut, then GBFS +
+    FF if A* neither finds a plan nor proves unsolvability), `time_limit` seconds each run.
+    Writes `out_dir` (replaced as a whole, atomically): `<problem>.plan` for every problem with a
+    VAL-valid plan, and the table `plans.csv` (a problem is named by its file's stem); a plan VAL
+    rejects is kept as `<problem>.<config>.rejected.plan`. `on_problem(name, rows)` is called for
+    each problem, in the given order, as its results come. Returns the table; MalformedProblems
+    after writing when some problem could not be parsed."""
+    if planner not in PLANNERS:
+        raise ValueError(f"Unknown value {planner=}. Must be from {sorted(PLANNERS)}")
+    domain = Path(domain)
+    out_dir = Path(out_dir)
+    rows, seen = [], {}
+    for p in map(Path, problems):
+        if p.resolve() == domain.resolve():
+            log.info("skipping %s: it is the domain file", p)
+            continue
+        if p.stem in seen:
+            raise GenplanError(f"two problems named {p.stem!r} ({seen[p.stem]} and {p}): plan files "
+                               "are named by the problem file's name, rename one", p)
+        seen[p.stem] = p
+        rows.append({"problem": p.stem, "path": p})
+    if not rows:
+        raise GenplanError("no problem file given")
+    _check_out_dir(out_dir)
+    malformed = _parse_problems(rows, domain)
+    configs = PLANNERS[planner]
+    cfg_time = {"time_limit": time_limit}
+
+    def plan_one(row):
+        if planner == "default":
+            return plan_with_fallback(domain, row["path"], cfg_time, cfg_time, memory_limit_mb)
+        return [run_fast_downward(domain, row["path"], planner, time_limit, memory_limit_mb)]
+
+    table: list[dict] = []
+    with atomic.output_dir(out_dir) as tmp_dir:
+        with run_pool(threads) as pool:
+            futures = {r["problem"]: pool.submit(plan_one, r) for r in rows if r["problem"] not in malformed}
+            for row in rows:
+                if row["problem"] in malformed:
+                    records = _not_planned(row, configs[:1], malformed[row["problem"]])
+                else:
+                    records = _record(row, futures[row["problem"]].result(), domain, Path(tmp_dir),
+                                      main_configs=configs, per_config_files=False)
+                table.extend(records)
+                if on_problem is not None:
+                    on_problem(row["problem"], records)
+        (Path(tmp_dir) / TABLE_NAME).write_text(csv_text(table, COLUMNS))
+    if malformed:
+        raise MalformedProblems(malformed, table, str(out_dir / TABLE_NAME))
+    return table
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    """`plan_files` replaces its output folder: only an empty folder or one it wrote before (its
+    table's header) may be replaced, never a folder of other files."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise GenplanError("exists and is not a folder", out_dir)
+    if not any(out_dir.iterdir()):
+        return
+    table = out_dir / TABLE_NAME
+    try:
+        header = table.read_text().splitlines()[:1]
+    except (OSError, UnicodeDecodeError):
+        header = []
+    if header != [",".join(COLUMNS)]:
+        raise GenplanError(f"output folder exists and was not written by `genplan plan-files` (no {TABLE_NAME} "
+                           "of its own): choose a new or empty folder", out_dir)
+
+
+def problem_line(name: str, records: list[dict]) -> str:
+    """One line for a problem: status, configuration, plan length, time and VAL's verdict, e.g.
+    `p01: satisficing by gbfs_ff (after astar_lmcut: timeout), 12 steps, 3.10 s, VAL: valid`."""
+    if not records:
+        return f"{name}: no run"
+    chosen = next((r for r in records if r["valid"] == "yes"), records[-1])
+    if chosen["reason"].startswith(NOT_PLANNED):
+        return f"{name}: error, {chosen['reason']}"
+    before = records[:records.index(chosen)]
+    earlier = ", ".join(f"{r['config']}: {r['status']}" for r in before)
+    after = f" (after {earlier})" if before else ""
+    parts = [f"{name}: {chosen['status']} by {chosen['config']}{after}"]
+    if chosen["plan_length"] != "":
+        parts.append(f"{chosen['plan_length']} steps")
+    total = sum(float(r["time"]) for r in records if r["time"] != "")
+    parts.append(f"{total:.2f} s")
+    if chosen["valid"] == "yes":
+        parts.append("VAL: valid")
+    elif chosen["valid"] == "no":
+        parts.append("VAL: rejected: " + chosen["reason"].removeprefix("VAL rejected the plan: "))
+    else:
+        parts.append("VAL: no plan" + (f" ({chosen['reason']})" if chosen["reason"] else ""))
+    return ", ".join(parts)
+
+
+def _record(row: dict, results: list[PlanResult], domain: Path, out: Path, main_configs=MAIN_CONFIGS,
+            per_config_files: bool = True) -> list[dict]:
+    """Table rows of one problem's runs, every plan checked by VAL. Plans are written to `out`:
+    `<problem>.<config>.plan` for each (per_config_files), and `<problem>.plan` for the first
+    VAL-valid plan of `main_configs`; without per_config_files a rejected plan is kept as
+    `<problem>.<config>.rejected.plan`."""
     records = []
     main_written = False
     for res in results:
@@ -63,15 +268,25 @@ def _record(row: dict, results: list[PlanResult], domain: Path, out: Path) -> li
             "plan_length": "", "time": f"{res.time:.3f}", "valid": "", "reason": res.reason, "plan_file": "",
         }
         if res.plan is not None:
+            text = plan_to_text(res.plan)
             name = f"{row['problem']}.{res.config}.plan"
-            (out / name).write_text(plan_to_text(res.plan))
+            (out / name).write_text(text)
             verdict = val.validate(domain, row["path"], out / name)
+            main = verdict.valid and res.config in main_configs and not main_written
+            if main:
+                (out / f"{row['problem']}.plan").write_text(text)
+                main_written = True
+            if not per_config_files:  # only the chosen plan, and a rejected one to look at
+                if verdict.valid:
+                    (out / name).unlink()
+                    name = f"{row['problem']}.plan" if main else ""
+                else:
+                    rejected = f"{row['problem']}.{res.config}.rejected.plan"
+                    (out / name).rename(out / rejected)
+                    name = rejected
             rec.update(plan_length=len(res.plan), plan_file=name, valid="yes" if verdict.valid else "no")
             if not verdict.valid:
                 rec.update(status="error", reason=f"VAL rejected the plan: {verdict.message}")
-            elif res.config in MAIN_CONFIGS and not main_written:
-                (out / f"{row['problem']}.plan").write_text(plan_to_text(res.plan))
-                main_written = True
         records.append(rec)
     return records
 

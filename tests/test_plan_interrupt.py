@@ -1,0 +1,97 @@
+"""A killed `genplan plan` / `genplan plan-files` leaves nothing behind: no Fast Downward process
+(they run in sessions of their own, so the signal does not reach them by itself), no
+`genplan-fd-*` run folder in the temporary directory, no output, not even a hidden temporary one;
+and the command exits 128 + the signal's number."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from genplan.stages.problems import generate_benchmark
+
+
+@pytest.fixture(scope="module")
+def hard_blocks(tmp_path_factory):
+    """Two 30-block problems: A* + LM-cut runs far longer than the test waits."""
+    bench = tmp_path_factory.mktemp("blocks30") / "bench"
+    generate_benchmark("blocks", {"sizes": {"train": [30]}, "per_size": {"train": 2}}, 0, bench)
+    return bench
+
+
+def _ps() -> list[tuple[int, int, str, str]]:
+    """(pid, session id, state, command) of every process, from `ps`."""
+    out = subprocess.run(["ps", "-ww", "-eo", "pid=,sid=,stat=,args="], capture_output=True, text=True, check=True).stdout
+    rows = [line.split(None, 3) for line in out.splitlines()]
+    return [(int(r[0]), int(r[1]), r[2], r[3]) for r in rows if len(r) == 4]
+
+
+def _ours(marker: str, sessions: set[int]) -> list[tuple[int, int, str, str]]:
+    """The live processes of our Fast Downward runs: the drivers name the run folder (`marker`, in
+    our private TMPDIR) and start a session of their own, which their translator and search
+    processes share. A zombie (Z) is already dead (init reaps it): it does not count."""
+    return [p for p in _ps() if (marker in p[3] or p[1] in sessions) and not p[2].startswith("Z")]
+
+
+def _interrupt(cmd: list, tmp_path, signum: int) -> subprocess.CompletedProcess:
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(private_tmp)}
+    marker = f"{private_tmp}/genplan-fd-"
+    sessions: set[int] = set()
+    proc = subprocess.Popen([sys.executable, "-m", "genplan", *map(str, cmd)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        start = time.monotonic()
+        # two problems, --threads 2: two Fast Downward process groups for the signal to end
+        while len(sessions) < 2 or time.monotonic() - start < 3:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() - start < 30, f"no two Fast Downward runs started: {_ps()}"
+            sessions |= {p[1] for p in _ps() if marker in p[3] and "fast-downward.py" in p[3]}
+            time.sleep(0.1)
+        assert all(sid != os.getsid(proc.pid) for sid in sessions), "Fast Downward runs in a session of its own"
+        assert len(list(private_tmp.glob("genplan-fd-*"))) == 2
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:  # the test failed: still end it the clean way
+            proc.terminate()
+            proc.communicate(timeout=15)
+    deadline = time.monotonic() + 5
+    while _ours(marker, sessions) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _ours(marker, sessions)
+    for sid in {p[1] for p in left}:  # do not leak them into the next test
+        os.killpg(sid, signal.SIGKILL)
+    assert not left, f"Fast Downward processes left running: {left}"
+    assert not list(private_tmp.iterdir()), "run folders left in TMPDIR"
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def test_sigterm_ends_plan_cleanly(hard_blocks, tmp_path):
+    out_root = tmp_path / "out"
+    out_root.mkdir()
+    params = {"memory_limit_mb": 2048, "optimal": {"time_limit": 60}, "fallback": {"time_limit": 60},
+              "lama": {"time_limit": 60}}
+    res = _interrupt(["plan", "--benchmark-dir", hard_blocks, "--split", "train", "--params", json.dumps(params),
+                      "--threads", "2", "--out-dir", out_root / "plans", "--out-table", out_root / "plans.csv"],
+                     tmp_path, signal.SIGTERM)
+    assert res.returncode == 128 + signal.SIGTERM, res.stderr
+    assert "interrupted by SIGTERM" in res.stderr and "Traceback" not in res.stderr
+    assert not list(out_root.iterdir()), "output (or a hidden temporary folder) left behind"
+
+
+def test_sigint_ends_plan_files_cleanly(hard_blocks, tmp_path):
+    out_root = tmp_path / "out"
+    out_root.mkdir()
+    problems = sorted((hard_blocks / "train").glob("*.pddl"))
+    res = _interrupt(["plan-files", hard_blocks / "domain.pddl", *problems, "--planner", "astar_lmcut",
+                      "--time-limit", "60", "--memory-limit-mb", "2048", "--threads", "2", "--out-dir", out_root / "plans"],
+                     tmp_path, signal.SIGINT)
+    assert res.returncode == 128 + signal.SIGINT, res.stderr
+    assert "interrupted by SIGINT" in res.stderr and "Traceback" not in res.stderr
+    assert not list(out_root.iterdir()), "output (or a hidden temporary folder) left behind"
