@@ -15,7 +15,7 @@ from genplan.features import encoder_from_dict, make_encoder
 from genplan.features.base import ProblemView, record_states
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, problem_to_pddl
-from genplan.stages.trajectories import FORMAT
+from genplan.stages.trajectories import document
 
 DOMAIN = domain_file("gripper")
 
@@ -63,8 +63,7 @@ def trajectory_record(problem_file):
 
 def write_split(path, records):
     with gzip.open(path, "wt") as fh:
-        json.dump({"format": FORMAT, "split": path.stem, "domain_file": str(DOMAIN), "problems": records,
-                   "without_plan": []}, fh)
+        json.dump(document(path.stem, DOMAIN, records, []), fh)
     return path
 
 

@@ -11,15 +11,17 @@ Representation (DESIGN.md conventions):
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pddl
 from pddl.core import Domain as _PDomain
 from pddl.core import Problem as _PProblem
 from pddl.formatter import problem_to_string
 from pddl.logic import Constant, Predicate
 from pddl.logic.base import And, Not
+from pddl.parser.domain import DomainParser
+from pddl.parser.problem import ProblemParser
 
 from genplan.errors import GenplanError
 
@@ -68,32 +70,53 @@ def str_to_atom(text: str) -> Atom:
     return parts
 
 
-def _effect_atoms(effect) -> list[Predicate]:
+def _effect_atoms(effect, path=None) -> list[Predicate]:
     if effect is None:
         return []
     if isinstance(effect, Predicate):
         return [effect]
     if isinstance(effect, Not):
-        return _effect_atoms(effect.argument)
+        return _effect_atoms(effect.argument, path)
     if isinstance(effect, And):
         out = []
         for op in effect.operands:
-            out.extend(_effect_atoms(op))
+            out.extend(_effect_atoms(op, path))
         return out
-    raise GenplanError(f"unsupported effect {effect!r}: only STRIPS effects are supported")
+    raise GenplanError(f"unsupported effect {effect!r}: only STRIPS effects are supported", path)
+
+
+def read_text(path: str | Path, what: str, allow_empty: bool = False) -> str:
+    """The UTF-8 text of a file; GenplanError naming the file and `what` it should be ("PDDL
+    domain", "plan", ...) when it is missing, unreadable, not UTF-8 text, or empty (unless allowed)."""
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError(f"{what} file not found", path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GenplanError(f"cannot read the {what} file: {exc.strerror or exc}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GenplanError(f"{what} file is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                           path) from None
+    if not allow_empty and not text.strip():
+        raise GenplanError(f"empty {what} file", path)
+    return text
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_domain_cached(path: str, mtime: float) -> DomainInfo:
+def _parse_domain_cached(path: str, mtime: float, size: int) -> DomainInfo:
+    text = read_text(path, "PDDL domain")
     try:
-        dom: _PDomain = pddl.parse_domain(path)
+        dom: _PDomain = DomainParser()(text)
     except Exception as exc:  # the library raises lark and its own errors
         raise GenplanError(f"malformed PDDL domain: {_first_line(exc)}", path) from None
     fluent: set[str] = set()
     actions = {}
     for action in dom.actions:
         actions[str(action.name)] = len(action.parameters)
-        for atom in _effect_atoms(action.effect):
+        for atom in _effect_atoms(action.effect, path):
             fluent.add(str(atom.name))
     predicates = {str(p.name): p.arity for p in dom.predicates}
     return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions)
@@ -103,7 +126,28 @@ def parse_domain(path: str | Path) -> DomainInfo:
     path = Path(path)
     if not path.is_file():
         raise GenplanError("domain file not found", path)
-    return _parse_domain_cached(str(path.resolve()), path.stat().st_mtime)
+    stat = path.stat()
+    try:
+        return _parse_domain_cached(str(path.resolve()), stat.st_mtime, stat.st_size)
+    except GenplanError as exc:  # name the file as the caller did
+        raise GenplanError(exc.message, path) from None
+
+
+_DOMAIN_HEADER = re.compile(r"\(\s*:domain\s+([^\s()]+)\s*\)", re.IGNORECASE)
+
+
+def check_problem_header(path: str | Path, domain: DomainInfo) -> None:
+    """A cheap check of a problem file before an external tool reads it (VAL crashes on bad
+    problems): UTF-8, not empty, and its ``(:domain X)`` names `domain`. The full parse
+    (`parse_problem`) names any other defect."""
+    text = read_text(path, "PDDL problem")
+    text = "\n".join(line.split(";", 1)[0] for line in text.splitlines())
+    match = _DOMAIN_HEADER.search(text)
+    if match is None:
+        parse_problem(path, domain)  # names what is wrong
+        raise GenplanError("malformed PDDL problem: no (:domain ...) section", path)
+    if match.group(1).lower() != domain.name.lower():
+        raise GenplanError(f"problem is for domain {match.group(1)!r}, not {domain.name!r} ({domain.path})", path)
 
 
 def _first_line(exc: Exception) -> str:
@@ -131,10 +175,9 @@ def _atom(pred: Predicate) -> Atom:
 def parse_problem(path: str | Path, domain: DomainInfo) -> Task:
     """Parse a problem file; every failure names the file."""
     path = Path(path)
-    if not path.is_file():
-        raise GenplanError("problem file not found", path)
+    text = read_text(path, "PDDL problem")
     try:
-        prob: _PProblem = pddl.parse_problem(str(path))
+        prob: _PProblem = ProblemParser()(text)
     except Exception as exc:
         raise GenplanError(f"malformed PDDL problem: {_first_line(exc)}", path) from None
     if prob.domain_name is not None and str(prob.domain_name) != domain.name:
@@ -187,11 +230,8 @@ def problem_to_pddl(
 
 def read_plan(path: str | Path) -> list[Action]:
     """Read a plan file (one ``(action args)`` a line, ``;`` comments)."""
-    path = Path(path)
-    if not path.is_file():
-        raise GenplanError("plan file not found", path)
     actions = []
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    for lineno, line in enumerate(read_text(path, "plan", allow_empty=True).splitlines(), 1):
         line = line.split(";", 1)[0].strip()
         if not line:
             continue

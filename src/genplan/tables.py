@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 from genplan import atomic
+from genplan.errors import GenplanError
 
 
 def csv_text(rows: list[dict], columns) -> str:
@@ -16,6 +17,23 @@ def csv_text(rows: list[dict], columns) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue()
+
+
+def read_csv(path: str | Path, what: str = "table") -> list[dict]:
+    """The rows of a CSV file with a header; GenplanError naming the file (and `what` it should be)
+    when it is missing, unreadable, not UTF-8 text or not CSV."""
+    path = Path(path)
+    if not path.is_file():
+        raise GenplanError(f"{what} not found", path)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+    except UnicodeDecodeError as exc:
+        raise GenplanError(f"{what} is not UTF-8 text (byte at offset {exc.start})", path) from None
+    except csv.Error as exc:
+        raise GenplanError(f"{what} is not a CSV file: {exc}", path) from None
+    except OSError as exc:
+        raise GenplanError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
 
 
 def write_csv(path: str | Path, rows: list[dict], columns: list[str]) -> None:

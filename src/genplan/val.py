@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.pddl_io import Atom, str_to_atom
+from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text,
+                              str_to_atom)
 from genplan.tools import val_bin_dir, val_env
 
 _HAPPENING = re.compile(r"^Checking next happening \(time (\d+)\)")
@@ -26,18 +27,30 @@ class ValResult:
     output: str = ""
 
 
+def check_inputs(domain: str | Path, problem: str | Path, plan: str | Path) -> None:
+    """The cheap checks that VAL cannot be trusted with (it crashes on a bad problem and blames
+    nothing, and accepts a problem of another domain): GenplanError naming the file at fault when
+    the domain is malformed, the problem is empty, not UTF-8 or of another domain, or the plan
+    cannot be read as UTF-8 text. The domain is parsed once per file (cached)."""
+    dom = parse_domain(domain)
+    check_problem_header(problem, dom)
+    read_text(plan, "plan", allow_empty=True)
+
+
 def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300) -> ValResult:
-    for path in (domain, problem, plan):
-        if not Path(path).is_file():
-            raise GenplanError("file not found", path)
+    check_inputs(domain, problem, plan)
     cmd = [str(val_bin_dir() / "Validate"), "-v", str(domain), str(problem), str(plan)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=val_env(), timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                              env=val_env(), timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GenplanError(f"VAL did not finish within {timeout} s", plan) from None
     out = proc.stdout + proc.stderr
     readable = "Plan size:" in out or "Bad operator" in out or "Bad plan" in out
     if proc.returncode < 0 or not readable:
+        # VAL says little about what it could not read: the full parsers name the file at fault
+        parse_problem(problem, parse_domain(domain))
+        read_plan(plan)
         tail = out.strip().splitlines()[-1:] or ["no output"]
         raise GenplanError(f"VAL could not check the plan against {domain} and {problem} "
                            f"(exit {proc.returncode}: {tail[0][:200]})", plan)

@@ -139,7 +139,10 @@ def cmd_stats(a) -> int:
 
 def cmd_validate(a) -> int:
     from genplan import val
+    from genplan.pddl_io import parse_domain, parse_problem
 
+    # our parsers first: each names its own file (VAL crashes on a bad problem and blames the plan)
+    parse_problem(a.problem, parse_domain(a.domain))
     res = val.validate(a.domain, a.problem, a.plan)
     if res.valid:
         print(f"Plan valid: {res.plan_length} steps ({a.plan})")

@@ -111,15 +111,16 @@ def _copy_tree(domain: str, src: Path, dst: Path, verify: bool) -> list[dict]:
     dom_file = src / "domain.pddl"
     if not dom_file.is_file():
         raise GenplanError("domain.pddl missing", dom_file)
-    dom = parse_domain(copy(dom_file, f"{domain}/domain.pddl"))
+    copy(dom_file, f"{domain}/domain.pddl")
+    dom = parse_domain(dom_file)  # the user's files are parsed and named in messages, not the copies
     rows = []
     for split, split_dir in SPLIT_DIRS.items():
         files = sorted((src / split_dir).glob("*.pddl"))
         if not files:
             raise GenplanError(f"no problems for split {split!r}", src / split_dir)
         for f in files:
-            target = copy(f, f"{domain}/{split_dir}/{f.name}")
-            task = parse_problem(target, dom)
+            copy(f, f"{domain}/{split_dir}/{f.name}")
+            task = parse_problem(f, dom)
             canonical = "\n".join(sorted(atom_to_str(a) for a in task.init | task.statics)) + "\n|" + \
                 "\n".join(sorted(atom_to_str(a) for a in task.goal))
             rows.append({

@@ -13,7 +13,7 @@ import hashlib
 import logging
 import random
 import shutil
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ from genplan import manifest
 from genplan.atomic import output_dir
 from genplan.manifest import SPLITS
 from genplan.domains import domain_file
-from genplan.stages.generators import Problem, generate_size, generator_params, parse_sizes
+from genplan.stages.generators import (MAX_PROBLEMS_PER_SPLIT, GeneratorError, Problem, count, generate_size,
+                                       generator_params, max_size, parse_sizes)
 from genplan.pddl_io import parse_domain, problem_to_pddl
 
 log = logging.getLogger(__name__)
@@ -42,39 +43,64 @@ def canonical_digest(problem: Problem) -> str:
     return hashlib.sha1(repr(problem.canonical).encode()).hexdigest()[:12]
 
 
-def _split_sizes(config: dict[str, Any]) -> dict[str, tuple[list[int], int]]:
-    """split -> (sizes, problems per size), for the splits that have sizes."""
+def _split_sizes(domain: str, config: dict[str, Any]) -> dict[str, tuple[list[int], int]]:
+    """split -> (sizes, problems per size), for the splits that have sizes; every bound checked
+    here, before any problem is drawn."""
     sizes = config.get("sizes", {})
     per_size = config.get("per_size", {})
+    if not isinstance(sizes, dict) or not isinstance(per_size, dict):
+        raise GeneratorError(f"sizes and per_size must map splits to values, not {sizes!r} and {per_size!r}")
     unknown = sorted((set(sizes) | set(per_size)) - set(SPLITS))
     if unknown:
-        raise ValueError(f"unknown splits {unknown}; splits are {list(SPLITS)}")
+        raise GeneratorError(f"unknown splits {unknown}; splits are {list(SPLITS)}")
     plan = {}
     for split, spec in sizes.items():
-        count = per_size.get(split)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"per_size of split {split!r} must be an integer >= 0, not {count!r}")
-        plan[split] = (parse_sizes(spec), count)
+        wanted = per_size.get(split)
+        if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 0:
+            raise GeneratorError(f"per_size.{split}: {wanted!r} is not an integer >= 0")
+        if wanted > MAX_PROBLEMS_PER_SPLIT:
+            raise GeneratorError(f"per_size.{split}: {wanted} is greater than the maximum of {MAX_PROBLEMS_PER_SPLIT} "
+                                 "(problems per split)")
+        try:
+            values = parse_sizes(spec, *max_size(domain))
+        except GeneratorError as exc:
+            raise GeneratorError(f"sizes.{split} of {domain}: {exc.message}") from None
+        if len(values) * wanted > MAX_PROBLEMS_PER_SPLIT:
+            raise GeneratorError(f"sizes.{split} x per_size.{split}: {len(values)} sizes x {wanted} = "
+                                 f"{len(values) * wanted} problems, more than the maximum of {MAX_PROBLEMS_PER_SPLIT} per split")
+        plan[split] = (values, wanted)
     return plan
 
 
+def _key(problem: Problem) -> bytes:
+    """What `seen` keeps of a problem: a digest of its canonical form (some forms are whole problems)."""
+    return hashlib.sha256(repr(problem.canonical).encode()).digest()
+
+
 def _draw(domain: str, split: str, size: int, wanted: int, seed: int, params: dict, seen: set):
-    """Up to `wanted` new problems (with their seeds) of one size; `seen` is updated."""
-    found: list[tuple[Problem, int]] = []
+    """Yield up to `wanted` new problems (with their seeds) of one size; `seen` (the canonical
+    forms of this size taken so far) is updated. Drawing stops early once every problem of the size
+    is taken."""
+    found = 0
+    exist = count(domain, size, params)
+    if exist == 0 and wanted:
+        log.info("%s: no problem of size %d exists; skipping it", domain, size)
+        return
     for index in range(ATTEMPTS_PER_PROBLEM * wanted):
-        if len(found) == wanted:
+        if found == wanted or (exist is not None and len(seen) >= exist):
             break
         draw_seed = problem_seed(seed, domain, split, size, index)
         problem = generate_size(domain, size, random.Random(draw_seed), params)
         if problem is None:
             log.info("%s: no problem of size %d exists; skipping it", domain, size)
-            return []
-        if problem.canonical not in seen:
-            seen.add(problem.canonical)
-            found.append((problem, draw_seed))
-    if len(found) < wanted:
-        log.info("%s %s size %d: only %d of %d problems", domain, split, size, len(found), wanted)
-    return found
+            return
+        key = _key(problem)
+        if key not in seen:
+            seen.add(key)
+            found += 1
+            yield problem, draw_seed
+    if found < wanted:
+        log.info("%s %s size %d: only %d of %d problems", domain, split, size, found, wanted)
 
 
 def _row_order(row: dict) -> tuple:
@@ -88,37 +114,34 @@ def generate_benchmark(domain: str, config: dict[str, Any], seed: int, out_dir: 
     Returns the manifest rows, sorted by split, size and problem name.
     """
     params = generator_params(domain, config)
-    plan = _split_sizes(config)
+    plan = _split_sizes(domain, config)
     shipped = domain_file(domain)
     domain_name = parse_domain(shipped).name
-    seen: set = set()
+    seen: dict[int, set] = defaultdict(set)  # size -> canonical forms taken
     stems: Counter[str] = Counter()
-    chosen = []  # (row, problem)
-    for split in GENERATION_ORDER:
-        sizes, wanted = plan.get(split, ([], 0))
-        for size in sizes:
-            for problem, draw_seed in _draw(domain, split, size, wanted, seed, params, seen):
-                name = f"{problem.stem}-i{stems[problem.stem]}" if problem.indexed else problem.stem
-                stems[problem.stem] += 1
-                row = {
-                    "problem": name,
-                    "split": split,
-                    "file": f"{split}/{name}.pddl",
-                    "size": size,
-                    "num_objects": len(problem.objects),
-                    "seed": draw_seed,
-                    "canonical": canonical_digest(problem),
-                }
-                chosen.append((row, problem))
-    chosen.sort(key=lambda item: _row_order(item[0]))
-    with output_dir(out_dir) as tmp:
+    rows = []
+    with output_dir(out_dir) as tmp:  # every problem is written as it is drawn: memory stays small
         shutil.copyfile(shipped, tmp / "domain.pddl")
         for split in SPLITS:
             (tmp / split).mkdir()
-        for row, problem in chosen:
-            text = problem_to_pddl(
-                row["problem"], domain_name, problem.objects, problem.init, problem.goal
-            )
-            (tmp / row["file"]).write_text(text)
-        (tmp / "manifest.csv").write_text(manifest.to_csv([row for row, _ in chosen]))
-    return [row for row, _ in chosen]
+        for split in GENERATION_ORDER:
+            sizes, wanted = plan.get(split, ([], 0))
+            for size in sizes:
+                for problem, draw_seed in _draw(domain, split, size, wanted, seed, params, seen[size]):
+                    name = f"{problem.stem}-i{stems[problem.stem]}" if problem.indexed else problem.stem
+                    stems[problem.stem] += 1
+                    row = {
+                        "problem": name,
+                        "split": split,
+                        "file": f"{split}/{name}.pddl",
+                        "size": size,
+                        "num_objects": len(problem.objects),
+                        "seed": draw_seed,
+                        "canonical": canonical_digest(problem),
+                    }
+                    text = problem_to_pddl(name, domain_name, problem.objects, problem.init, problem.goal)
+                    (tmp / row["file"]).write_text(text)
+                    rows.append(row)
+        rows.sort(key=_row_order)
+        (tmp / "manifest.csv").write_text(manifest.to_csv(rows))
+    return rows

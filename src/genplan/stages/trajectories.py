@@ -1,25 +1,34 @@
 """Stage 3: every plan through real VAL (`Validate -v`), whose effects give the state sequence
 s0..sT; each step cross-checked against pymimir's successor function.
 
-Output (gzip JSON): per problem its statics (once), goal, actions and fluent states, in the
-package's one representation; problems without a plan are listed with their planner status."""
+Output (gzip JSON, format 2): the domain (its PDDL text, name and the path it was read from), and
+per problem its statics (once), goal, actions and fluent states, in the package's one
+representation; problems without a plan are listed with their planner status. The file stands
+alone: readers that need a domain FILE get the stored text written out (`domain_file`), so it
+can be read from any working directory. Format 1 (the domain as a path relative to the working
+directory of the run that wrote it) is still read."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import logging
+import tempfile
+import zlib
 from pathlib import Path
 
 from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
-from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan
-from genplan.stages.plans import read_table
+from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
 from genplan.progress import progress
+from genplan.tables import read_csv
 
 log = logging.getLogger("genplan")
-FORMAT = "genplan-trajectories/1"
+FORMAT = "genplan-trajectories/2"
+FORMAT_V1 = "genplan-trajectories/1"  # the domain as a path only; read, no longer written
+RERUN = "rerun the `trajectories` rule for it (snakemake -f FILE) or `genplan trajectories`"
 
 
 def trajectory(domain_path: Path, problem_path: Path, plan_path: Path) -> dict:
@@ -61,34 +70,90 @@ def trajectory(domain_path: Path, problem_path: Path, plan_path: Path) -> dict:
     }
 
 
+def document(split: str, domain: str | Path, problems: list[dict], without_plan: list[dict]) -> dict:
+    """The trajectories file's content (format 2): the domain's text travels with the data."""
+    text = read_text(domain, "PDDL domain")
+    return {"format": FORMAT, "split": split, "domain_file": str(domain), "domain_name": parse_domain(domain).name,
+            "domain_pddl": text, "problems": problems, "without_plan": without_plan}
+
+
 def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | Path, plans_table: str | Path, out: str | Path) -> dict:
     benchmark_dir, plans_dir = Path(benchmark_dir), Path(plans_dir)
     domain = benchmark_dir / "domain.pddl"
+    parse_domain(domain)  # a bad domain is named before any plan is read
     rows = manifest.read(benchmark_dir, split)
-    table = read_table(plans_table)
+    table = read_csv(plans_table, "plans table")
     records, missing = [], []
     for row in progress(rows, total=len(rows), desc=f"trajectories {split}"):
         plan = plans_dir / f"{row['problem']}.plan"
         if not plan.is_file():
-            statuses = {r["config"]: r["status"] for r in table if r["problem"] == row["problem"]}
+            statuses = {r.get("config"): r.get("status") for r in table if r.get("problem") == row["problem"]}
             missing.append({"problem": row["problem"], "statuses": statuses})
             continue
         records.append(trajectory(domain, row["path"], plan))
-    doc = {"format": FORMAT, "split": split, "domain_file": str(domain), "problems": records, "without_plan": missing}
+    doc = document(split, domain, records, missing)
     with atomic.output_file(out) as tmp:
-        with gzip.open(tmp, "wt") as fh:
+        with gzip.open(tmp, "wt", encoding="utf-8") as fh:
             json.dump(doc, fh)
     log.info("%s: %d trajectories, %d problems without a plan", split, len(records), len(missing))
     return doc
 
 
 def load(path: str | Path) -> dict:
+    """A trajectories file of format 2 or 1; GenplanError naming the file when it is not one."""
     path = Path(path)
+    if not path.is_file():
+        raise GenplanError("trajectories file not found", path)
     try:
-        with gzip.open(path, "rt") as fh:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise GenplanError(f"not a trajectories file: {exc}", path) from None
-    if doc.get("format") != FORMAT:
-        raise GenplanError(f"unknown trajectories format {doc.get('format')!r}", path)
+    except UnicodeDecodeError:
+        raise GenplanError("not a trajectories file: its content is not UTF-8 text", path) from None
+    except (OSError, EOFError, zlib.error, json.JSONDecodeError) as exc:
+        raise GenplanError(f"not a trajectories file (gzip JSON): {exc}", path) from None
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    if fmt not in (FORMAT, FORMAT_V1):
+        raise GenplanError(f"unknown trajectories format {fmt!r}; expected {FORMAT!r}", path)
+    needed = {"problems": list, "domain_file": str, **({"domain_pddl": str} if fmt == FORMAT else {})}
+    for key, kind in needed.items():
+        if not isinstance(doc.get(key), kind):
+            raise GenplanError(f"trajectories file without a valid {key!r}; {RERUN.replace('FILE', str(path))}", path)
     return doc
+
+
+def _v1_domain(doc: dict, path: Path) -> Path:
+    """The domain of a format-1 file: its stored path (relative to the working directory of the run
+    that wrote it), else the benchmark's domain beside the file's results root:
+    <root>/trajectories/<benchmark>/<domain>/<split>.json.gz -> <root>/problems/<benchmark>/<domain>/domain.pddl"""
+    stored = Path(doc["domain_file"])
+    if stored.is_file():
+        return stored
+    parts = path.resolve().parts
+    tried = [f"{stored} (from {Path.cwd()})"]
+    if len(parts) >= 5 and parts[-4] == "trajectories":
+        beside = Path(*parts[:-4], "problems", parts[-3], parts[-2], "domain.pddl")
+        if beside.is_file():
+            return beside
+        tried.append(str(beside))
+    raise GenplanError(f"trajectories file of format 1 names its domain by a path that is not found: "
+                       f"tried {' and '.join(tried)}; {RERUN.replace('FILE', str(path))} (format 2 stores the domain)",
+                       path)
+
+
+@contextlib.contextmanager
+def domain_file(doc: dict, path: str | Path):
+    """A domain file of a loaded trajectories document, for readers that need a file: format 2's
+    stored text written to a temporary file (removed afterwards), format 1's found file."""
+    path = Path(path)
+    if doc["format"] == FORMAT_V1:
+        yield _v1_domain(doc, path)
+        return
+    with tempfile.TemporaryDirectory(prefix="genplan-domain-") as tmp:
+        target = Path(tmp) / "domain.pddl"
+        target.write_text(doc["domain_pddl"], encoding="utf-8")
+        try:
+            parse_domain(target)
+        except GenplanError as exc:
+            raise GenplanError(f"the domain stored in the trajectories file is not valid PDDL: {exc.message}",
+                               path) from None
+        yield target

@@ -18,23 +18,18 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-import torch
-
 from genplan import atomic
 from genplan.errors import GenplanError
-from genplan.features import make_encoder
-from genplan.models.transition import lstm, xgb
-from genplan.datasets.trajectories import count_transitions, embed_trajectories, transition_rows
-from genplan.models import checkpoint
-from genplan.models.transition.model import parse_model_name
 from genplan.pddl_io import parse_domain
+from genplan.stages.trajectories import domain_file as domain_file_of
 from genplan.stages.trajectories import load as load_trajectories
 
 log = logging.getLogger("genplan")
 
 
 def choose_device(requested: str = "auto") -> str:
+    import torch
+
     if requested not in ("auto", "cpu", "cuda"):
         raise ValueError(f"Unknown value {requested=}. Must be from ['auto', 'cpu', 'cuda']")
     if requested == "auto":
@@ -49,14 +44,32 @@ def _options(cls, values: dict, what: str):
     return cls(**values)
 
 
-def _records(path: Path) -> tuple[list[dict], Path]:
+def _records(path: Path) -> tuple[list[dict], dict]:
     """Every trajectory record (one-state trajectories too: their states enter the WL vocabulary,
-    as in the reference) and the domain file; at least one record must have a transition."""
+    as in the reference) and the loaded document; at least one record must have a transition."""
     doc = load_trajectories(path)
     records = doc["problems"]
     if not any(len(r["states"]) > 1 for r in records):
         raise GenplanError("no trajectory with at least one transition", path)
-    return records, Path(doc["domain_file"])
+    return records, doc
+
+
+def check_domain(domain: str, domain_file: Path, val_domain_file: Path, train_traj: Path, val_traj: Path) -> str:
+    """The PDDL domain name of the training data; GenplanError unless the validation data is of the
+    same domain and `domain` (the workflow's key) is the key of that domain
+    (genplan.planners.solve.domain_key): a checkpoint is never labelled with another domain."""
+    from genplan.planners.solve import domain_key
+
+    name = parse_domain(domain_file).name
+    val_name = parse_domain(val_domain_file).name
+    if name != val_name:
+        raise GenplanError(f"validation data of domain {val_name!r}, but the training data ({train_traj}) is of "
+                           f"domain {name!r}", val_traj)
+    key = domain_key(domain_file)
+    if domain != key:
+        raise GenplanError(f"--domain {domain!r} is not the domain of the training data: its trajectories are of "
+                           f"domain {key!r} (PDDL domain {name!r})", train_traj)
+    return name
 
 
 def _sha(value) -> str:
@@ -77,28 +90,44 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
     """Train one model and write its outputs atomically; returns the summary.
     params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}."""
     start = time.perf_counter()
-    encoding, learner, mode = spec or parse_model_name(model)  # a named model says its parts (spec)
+    if spec is None:
+        from genplan.models.transition.model import parse_model_name
+
+        spec = parse_model_name(model)  # a named model says its parts
+    encoding, learner, mode = spec
     unknown = sorted(set(params) - {"encoder", "learner", "device", "threads"})
     if unknown:
         raise GenplanError(f"unknown training parameters {unknown}")
     out = Path(out)
-    train_records, domain_file = _records(Path(train_traj))
-    val_records, val_domain_file = _records(Path(val_traj))
-    if parse_domain(domain_file).name != parse_domain(val_domain_file).name:
-        raise GenplanError(f"validation data of another domain than the training data ({domain_file})", val_traj)
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    threads = int(params.get("threads", 1))
-    torch.set_num_threads(threads)
-    device = choose_device(params.get("device", "auto"))
+    train_traj, val_traj = Path(train_traj), Path(val_traj)
+    train_records, train_doc = _records(train_traj)
+    val_records, val_doc = _records(val_traj)
+    # the files stand alone (format 2: the domain's text is stored in them); the encoder reads the
+    # domain file when it is made, never later
+    with domain_file_of(train_doc, train_traj) as domain_file, domain_file_of(val_doc, val_traj) as val_domain_file:
+        pddl_domain = check_domain(domain, domain_file, val_domain_file, train_traj, val_traj)
+        # the learners load only now: bad inputs are refused in a second, without torch
+        import numpy as np
+        import torch
 
-    encoder = make_encoder(encoding, domain_file, **params.get("encoder", {}))
+        from genplan.datasets.trajectories import count_transitions, embed_trajectories, transition_rows
+        from genplan.features import make_encoder
+        from genplan.models import checkpoint
+        from genplan.models.transition import lstm, xgb
+
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.manual_seed(seed)
+        threads = int(params.get("threads", 1))
+        torch.set_num_threads(threads)
+        device = choose_device(params.get("device", "auto"))
+        encoder = make_encoder(encoding, domain_file, **params.get("encoder", {}))
     encoder.fit(train_records + val_records if encoder.fit_on_validation else train_records)
     train, val = embed_trajectories(encoder, train_records), embed_trajectories(encoder, val_records)
-    enc_dict = encoder.to_dict()
+    # the domain as the trajectories name it, not the temporary copy: the same job, the same encoder
+    enc_dict = {**encoder.to_dict(), "domain_file": str(Path(train_doc["domain_file"]))}
     job = {"model": model, "domain": domain, "seed": seed, "params": params, "encoder": _sha(enc_dict)}
-    identity = {"name": model, "domain": domain, "pddl_domain": parse_domain(domain_file).name,
+    identity = {"name": model, "domain": domain, "pddl_domain": pddl_domain,
                 "encoding": encoding, "learner": learner, "mode": mode, "seed": seed, "dim": encoder.dim}
     ckpt = {}
     summary = {"model": model, "domain": domain, "seed": seed, "encoding": encoding, "learner": learner,

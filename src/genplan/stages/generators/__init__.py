@@ -1,10 +1,16 @@
 """Seeded, deterministic problem generators for the four domains.
 
-Every generator module has ``DEFAULTS`` (its parameters, with their default values) and
-``sample(size, rng, params) -> Problem | None``: one random problem of that size, drawn with
-`rng` only (so a recorded seed reproduces it), or None when the size has no problem at all.
-Distinctness is judged by `Problem.canonical`, equal for problems that differ only by renaming
-objects or by a symmetry of the domain.
+Every generator module has ``DEFAULTS`` (its parameters, with their default values),
+``MAXIMA`` (the largest value of each parameter), ``MAX_SIZE`` and ``UNIT`` (the largest size
+parameter and what it counts), ``sample(size, rng, params) -> Problem | None``: one random problem
+of that size, drawn with `rng` only (so a recorded seed reproduces it), or None when the size has
+no problem at all, and ``count(size, params) -> int | None``: how many distinct problems of that
+size exist (None: too many to matter). Distinctness is judged by `Problem.canonical`, equal for
+problems that differ only by renaming objects or by a symmetry of the domain.
+
+The bounds keep a mistyped configuration from exhausting memory or running for days; they are far
+above the papers' sizes (state-centric Table 5: at most 17 blocks, 42 balls, 15 goals, 121 cells)
+and are checked before any problem is drawn.
 """
 
 from __future__ import annotations
@@ -15,7 +21,16 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from genplan.errors import GenplanError
 from genplan.pddl_io import Atom, Task
+
+MAX_PROBLEMS_PER_SPLIT = 10_000  # sizes x per_size of one split
+BENCHMARK_KEYS = ("sizes", "per_size")  # the keys of a domain's generate section besides its parameters
+
+
+class GeneratorError(GenplanError, ValueError):
+    """A bad generator parameter: one message naming it (exit 1 on the command line); a ValueError
+    for callers that check values."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +58,41 @@ def _generator(name: str):
 
 
 def generator_params(domain: str, config: Mapping[str, Any]) -> dict[str, int]:
-    """The generator's parameters: its defaults, overridden by the keys of `config` it knows."""
-    defaults = _generator(domain).DEFAULTS
-    return {key: config.get(key, value) for key, value in defaults.items()}
+    """The generator's parameters: its defaults, overridden by the keys of `config` (a domain's
+    generate section); a key that is neither a parameter nor sizes/per_size is refused."""
+    module = _generator(domain)
+    unknown = sorted(set(config) - set(BENCHMARK_KEYS) - set(module.DEFAULTS))
+    if unknown:
+        known = [*BENCHMARK_KEYS, *module.DEFAULTS]
+        raise GeneratorError(f"unknown {domain} generate parameter(s) {unknown}; known: {known}")
+    params = {key: config.get(key, value) for key, value in module.DEFAULTS.items()}
+    check_params(domain, params)
+    return params
+
+
+def check_params(domain: str, params: Mapping[str, Any]) -> None:
+    """GeneratorError unless every key is a parameter of the generator and its value an integer
+    between 1 and the parameter's maximum."""
+    module = _generator(domain)
+    unknown = sorted(set(params) - set(module.DEFAULTS))
+    if unknown:
+        raise GeneratorError(f"unknown {domain} generator parameters {unknown}; known: {list(module.DEFAULTS)}")
+    for key, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise GeneratorError(f"{key}: {value!r} is not a positive integer ({domain} generator parameter)")
+        if value > module.MAXIMA[key]:
+            raise GeneratorError(f"{key}: {value} is greater than the maximum of {module.MAXIMA[key]} "
+                                 f"({domain} generator parameter)")
+
+
+def max_size(domain: str) -> tuple[int, str]:
+    """The largest size parameter of `domain` and what it counts."""
+    return _generator(domain).MAX_SIZE, _generator(domain).UNIT
+
+
+def count(domain: str, size: int, params: Mapping[str, int]) -> int | None:
+    """How many distinct problems of `size` exist (None: more than anyone draws)."""
+    return _generator(domain).count(size, {**_generator(domain).DEFAULTS, **params})
 
 
 def generate_size(
@@ -53,19 +100,16 @@ def generate_size(
 ) -> Problem | None:
     """One random problem of `domain` with size parameter `size` (None: no problem of that size).
 
-    `params` may set any of the generator's parameters (positive integers); others are refused.
+    `params` may set any of the generator's parameters (positive integers up to their maxima);
+    others are refused.
     """
     module = _generator(domain)
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"size {size!r} must be a positive integer")
+        raise GeneratorError(f"size {size!r} must be a positive integer")
+    if size > module.MAX_SIZE:
+        raise GeneratorError(f"size {size} is greater than the largest {domain} size, {module.MAX_SIZE} {module.UNIT}")
     params = dict(params or {})
-    unknown = sorted(set(params) - set(module.DEFAULTS))
-    if unknown:
-        known = list(module.DEFAULTS)
-        raise ValueError(f"unknown {domain} generator parameters {unknown}; known: {known}")
-    for key, value in params.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{domain} generator parameter {key}={value!r} must be positive")
+    check_params(domain, params)
     return module.sample(size, rng, {**module.DEFAULTS, **params})
 
 
@@ -86,33 +130,35 @@ def size_parameter(domain: str, task: Task) -> int:
     return sum(1 for atom in atoms if atom[0] == "place")
 
 
-_RANGE = re.compile(r"^(\d+)-(\d+)(?:/(\d+))?$")
+_SIZES = re.compile(r"^([0-9]{1,40})(?:-([0-9]{1,40})(?:/([0-9]{1,40}))?)?$")  # int() refuses thousands of digits
 
 
-def _parse_one(item: int | str) -> list[int]:
+def _parse_one(item: int | str, maximum: int | None, unit: str) -> list[int]:
     if isinstance(item, bool) or not isinstance(item, int | str):
-        raise ValueError(f"size {item!r} is not an integer or a range string")
-    if isinstance(item, int):
-        return [item]
-    text = item.strip()
-    if text.isdigit():
-        return [int(text)]
-    match = _RANGE.match(text)
-    if not match:
-        raise ValueError(f"size {item!r} is not an integer, 'a-b' or 'a-b/s'")
-    low, high, step = int(match[1]), int(match[2]), int(match[3] or 1)
+        raise GeneratorError(f"size {item!r} is not an integer or a range string")
+    match = None if isinstance(item, int) else _SIZES.match(item.strip())
+    if isinstance(item, str) and not match:
+        raise GeneratorError(f"size {item!r} is not an integer, 'a-b' or 'a-b/s'")
+    low = item if isinstance(item, int) else int(match[1])
+    high = low if match is None or match[2] is None else int(match[2])
+    if maximum is not None and max(low, high) > maximum:
+        raise GeneratorError(f"size {item!r} is greater than the largest size, {maximum} {unit}".rstrip())
+    if match is None or match[2] is None:
+        return [low]
+    step = int(match[3] or 1)
     if low > high or step < 1:
-        raise ValueError(f"size range {item!r} is empty or has a step below 1")
+        raise GeneratorError(f"size range {item!r} is empty or has a step below 1")
     return list(range(low, high + 1, step))
 
 
-def parse_sizes(spec: int | str | list) -> list[int]:
+def parse_sizes(spec: int | str | list, maximum: int | None = None, unit: str = "") -> list[int]:
     """Sizes from an int, a string ("7", "9-17", "12-42/2": inclusive, step 2) or a list of them.
 
-    Returns the distinct sizes in increasing order; every size must be positive.
+    Returns the distinct sizes in increasing order; every size must be positive (and at most
+    `maximum`, checked before a range is expanded).
     """
     items = spec if isinstance(spec, list | tuple) else [spec]
-    sizes = sorted({size for item in items for size in _parse_one(item)})
+    sizes = sorted({size for item in items for size in _parse_one(item, maximum, unit)})
     if any(size < 1 for size in sizes):
-        raise ValueError(f"sizes {spec!r} must be positive")
+        raise GeneratorError(f"sizes {spec!r} must be positive")
     return sizes

@@ -8,12 +8,16 @@ Canonical form (object names ignored): blocks relabelled by their position in th
 
 from __future__ import annotations
 
+import functools
 import random
 from math import comb, factorial
 
 from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {}
+MAXIMA: dict[str, int] = {}
+MAX_SIZE = 100  # blocks (the papers: at most 17)
+UNIT = "blocks"
 
 Towers = list[list[int]]  # towers of block indices, each listed bottom to top
 
@@ -23,6 +27,17 @@ def lah(n: int, k: int) -> int:
     return comb(n - 1, k - 1) * factorial(n) // factorial(k)
 
 
+@functools.lru_cache(maxsize=64)
+def _weights(n: int) -> tuple[int, ...]:
+    """L(n, k) for k = 1..n."""
+    return tuple(lah(n, k) for k in range(1, n + 1))
+
+
+def count(n: int, params: dict[str, int]) -> int:
+    """The distinct problems of n blocks: every state but the goal tower (goal order relabelled away)."""
+    return sum(_weights(n)) - 1 if n >= 2 else 0
+
+
 def random_towers(n: int, rng: random.Random) -> Towers:
     """A uniformly random blocksworld state of blocks 0..n-1 (n >= 1), hand empty.
 
@@ -30,7 +45,7 @@ def random_towers(n: int, rng: random.Random) -> Towers:
     arithmetic); then a uniformly random permutation is cut into k non-empty towers at k-1
     distinct gaps drawn uniformly from the n-1 gaps.
     """
-    weights = [lah(n, k) for k in range(1, n + 1)]
+    weights = _weights(n)
     r = rng.randrange(sum(weights))
     k = 1
     while r >= weights[k - 1]:

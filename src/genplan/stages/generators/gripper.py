@@ -8,6 +8,13 @@ import random
 from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {}
+MAXIMA: dict[str, int] = {}
+MAX_SIZE = 200  # balls (the papers: at most 42)
+UNIT = "balls"
+
+
+def count(n: int, params: dict[str, int]) -> int:
+    return 1
 
 
 def sample(n: int, rng: random.Random, params: dict[str, int]) -> Problem:

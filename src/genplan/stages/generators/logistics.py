@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import random
 
-from genplan.stages.generators import Problem
+from genplan.stages.generators import GeneratorError, Problem
 
 DEFAULTS: dict[str, int] = {"cities": 2, "locations_per_city": 2, "airplanes": 1, "min_packages": 4}
+MAXIMA: dict[str, int] = {"cities": 20, "locations_per_city": 20, "airplanes": 20, "min_packages": 200}
+MAX_SIZE = 200  # goal atoms (the papers: at most 15)
+UNIT = "goal atoms"
+
+
+def count(g: int, params: dict[str, int]) -> None:
+    """Too many distinct problems to exhaust (random positions of every truck, airplane, package)."""
+    return None
 
 
 def sample(g: int, rng: random.Random, params: dict[str, int]) -> Problem:
     """A random problem with g goal atoms."""
     cities, per_city = params["cities"], params["locations_per_city"]
     if cities * per_city < 2:
-        raise ValueError("logistics needs at least two locations (cities * locations_per_city)")
+        raise GeneratorError("logistics needs at least two locations (cities * locations_per_city)")
     airplanes = [f"a{i}" for i in range(params["airplanes"])]
     city_names = [f"c{c}" for c in range(cities)]
     trucks = [f"t{c}" for c in range(cities)]

@@ -16,6 +16,9 @@ import random
 from genplan.stages.generators import Problem
 
 DEFAULTS: dict[str, int] = {"max_side": 11}
+MAXIMA: dict[str, int] = {"max_side": 30}
+MAX_SIZE = 900  # cells, a 30 x 30 grid (the papers: at most 121)
+UNIT = "cells"
 
 Candidate = tuple[int, int, int, int]  # w, h, start x, start y
 
@@ -36,11 +39,15 @@ def variants(candidate: Candidate) -> set[Candidate]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=8)  # sizes are drawn in order; large grids make large entries
 def distinct_problems(c: int, max_side: int) -> tuple[tuple[Candidate, ...], ...]:
     """The distinct problems with c cells, each as its sorted variants (the first is canonical)."""
     candidates = {(w, h, x, y) for w, h in shapes(c, max_side) for x in range(w) for y in range(h)}
     return tuple(sorted({tuple(sorted(variants(cand))) for cand in candidates}))
+
+
+def count(c: int, params: dict[str, int]) -> int:
+    return len(distinct_problems(c, params["max_side"]))
 
 
 def cell(x: int, y: int) -> str:

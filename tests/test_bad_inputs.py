@@ -1,0 +1,182 @@
+"""Bad inputs to the data commands (issue 11): each gets ONE clear message naming the file or the
+parameter at fault, a non-zero exit, no traceback, no hang, and nothing left in the output place.
+One case a bad input; the inputs are made once per module, small (Gripper, 1-2 balls)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pytest
+from conftest import run_cli
+from test_features import gripper_problem, trajectory_record, write_split
+
+from genplan import val
+from genplan.domains import domain_file
+from genplan.errors import GenplanError
+from genplan.pddl_io import plan_to_text
+from genplan.stages.importer import SPLIT_DIRS
+from genplan.stages.problems import generate_benchmark
+from genplan.stages.trajectories import FORMAT_V1
+
+pytestmark = pytest.mark.timeout(60)  # a hang fails its case (pytest-timeout kills the command too)
+
+GRIPPER_PLAN = [("pick", "ball1", "rooma", "left"), ("move", "rooma", "roomb"), ("drop", "ball1", "roomb", "left")]
+XGB = {"family": "transition", "encoding": "wl", "learner": "xgb", "mode": "delta", "train": {"n_estimators": 3}}
+
+
+def _gen(domain, params):
+    return ["generate", "--domain", domain, "--params", json.dumps(params), "--seed", "0", "--out", "{O}/bench"]
+
+
+def _blocks(train, per_size=1, **extra):
+    return {"sizes": {"train": train}, "per_size": {"train": per_size}, **extra}
+
+
+def _train(traj, domain="gripper", val="{W}/traj/validation.json.gz"):
+    return ["train", "--model", "m", "--settings", json.dumps(XGB), "--domain", domain, "--train", traj,
+            "--validation", val, "--seed", "1", "--device", "cpu", "--out", "{O}/model.ckpt"]
+
+
+VALIDATE = ["validate", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "{W}/ok.plan"]
+TRAJ = ["trajectories", "--benchmark-dir", "{W}/bench", "--split", "train", "--plans-dir", "{W}/plans",
+        "--plans-table", "{W}/plans.csv", "--out", "{O}/train.json.gz"]
+IMPORT = ["import", "--domain", "gripper", "--source", "{W}/release", "--no-verify", "--out", "{O}/paper"]
+
+# case -> (command, exit status, what the message must say); {W}: the inputs, {O}: the output place
+CASES = {
+    "validate: malformed domain": (
+        [VALIDATE[0], "{W}/broken.pddl", *VALIDATE[2:]], 1, ["broken.pddl", "malformed PDDL domain"]),
+    "validate: empty domain": ([VALIDATE[0], "{W}/empty.pddl", *VALIDATE[2:]], 1, ["empty.pddl", "empty PDDL domain"]),
+    "validate: empty problem": ([*VALIDATE[:2], "{W}/empty.pddl", VALIDATE[3]], 1, ["empty.pddl", "empty PDDL problem"]),
+    "validate: malformed problem": (
+        [*VALIDATE[:2], "{W}/broken.pddl", VALIDATE[3]], 1, ["broken.pddl", "malformed PDDL problem"]),
+    "validate: problem of another domain": (
+        [*VALIDATE[:2], "{W}/blocks-problem.pddl", VALIDATE[3]], 1,
+        ["blocks-problem.pddl", "problem is for domain 'blocks', not 'gripper-strips'"]),
+    "validate: non-UTF-8 problem": (
+        [*VALIDATE[:2], "{W}/latin1.pddl", VALIDATE[3]], 1, ["latin1.pddl", "PDDL problem file is not UTF-8 text"]),
+    "validate: non-UTF-8 plan": ([*VALIDATE[:3], "{W}/latin1.plan"], 1, ["latin1.plan", "plan file is not UTF-8 text"]),
+    "validate: missing plan": ([*VALIDATE[:3], "{W}/none.plan"], 1, ["none.plan", "plan file not found"]),
+    "trajectories: non-UTF-8 plans table": (
+        [*TRAJ[:8], "{W}/latin1.csv", *TRAJ[9:]], 1, ["latin1.csv", "plans table is not UTF-8 text"]),
+    "trajectories: malformed domain in the benchmark": (
+        [TRAJ[0], TRAJ[1], "{W}/badbench", *TRAJ[3:]], 1, ["badbench/domain.pddl", "malformed PDDL domain"]),
+    "train: non-UTF-8 trajectories": (_train("{W}/traj/latin1.json.gz"), 1, ["latin1.json.gz", "not UTF-8 text"]),
+    "train: trajectories not gzip": (_train("{W}/traj/plain.json.gz"), 1, ["plain.json.gz", "not a trajectories file"]),
+    "train: unknown domain key": (
+        _train("{W}/traj/train.json.gz", "chess"), 1, ["train.json.gz", "--domain 'chess'", "'gripper'"]),
+    "train: another domain's key": (
+        _train("{W}/traj/train.json.gz", "blocks"), 1, ["train.json.gz", "--domain 'blocks'", "'gripper'"]),
+    "train: format-1 file whose domain is gone": (
+        _train("{W}/traj/v1-lost.json.gz"), 1, ["v1-lost.json.gz", "rerun the `trajectories` rule"]),
+    "import --no-verify: malformed problem": (
+        IMPORT, 1, ["release/gripper/train/gripper-n1.pddl", "malformed PDDL problem"]),
+    "generate: size 1e30": (_gen("blocks", _blocks([10**30])), 1, ["sizes.train", str(10**30)]),
+    "generate: size 1e30 (float)": (_gen("blocks", _blocks([1e30])), 1, ["sizes.train", "1e+30"]),
+    "generate: huge size range": (_gen("gripper", _blocks("1-100000000")), 1, ["sizes.train", "1-100000000"]),
+    "generate: per_size 1e12": (_gen("blocks", _blocks([4], 10**12)), 1, ["per_size.train", str(10**12)]),
+    "generate: sizes x per_size too many": (
+        _gen("blocks", _blocks("2-100", 200)), 1, ["sizes.train x per_size.train", "19800 problems"]),
+    "generate: logistics cities 1e11": (_gen("logistics", _blocks([2], 1, cities=10**11)), 1, ["cities: 100000000000 is greater than the maximum of 20"]),
+    "generate: visitall max_side too large": (
+        _gen("visitall", _blocks([4], 1, max_side=1000)), 1, ["max_side: 1000 is greater than the maximum of 30"]),
+    "generate: unknown key": (_gen("logistics", _blocks([2], 1, trucks=3)), 1,
+                              ["unknown", "['trucks']"]),
+}
+
+
+def _latin1(path, text):
+    path.write_bytes(text.encode("latin-1"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    w = tmp_path_factory.mktemp("inputs")
+    generate_benchmark("gripper", {"sizes": {s: [1] if s == "train" else [2] for s in SPLIT_DIRS},
+                                   "per_size": {s: 1 for s in SPLIT_DIRS}}, 0, w / "bench")
+    shutil.copyfile(w / "bench" / "domain.pddl", w / "domain.pddl")
+    (w / "ok.plan").write_text(plan_to_text(GRIPPER_PLAN))
+    (w / "empty.pddl").write_text("  \n")
+    (w / "broken.pddl").write_text("(define (problem p) (:domain gripper-strips")
+    problem = (w / "bench" / "train" / "gripper-n1.pddl").read_text()
+    (w / "blocks-problem.pddl").write_text(problem.replace("gripper-strips", "blocks"))
+    _latin1(w / "latin1.pddl", problem.replace("rooma", "rooma\u00e9", 1))
+    _latin1(w / "latin1.plan", "(pick ball1 rooma left) ; caf\u00e9\n")
+    _latin1(w / "latin1.csv", "problem,config,status\ngripper-n1,astar_lmcut,r\u00e9ussi\n")
+    (w / "plans").mkdir()
+    (w / "plans.csv").write_text("problem,config,status\n")
+    shutil.copytree(w / "bench", w / "badbench")
+    (w / "badbench" / "domain.pddl").write_text("(define (domain d) (:predicates (p ?x)")
+    release = w / "release" / "gripper"  # the papers' layout, one malformed problem
+    for split, folder in SPLIT_DIRS.items():
+        shutil.copytree(w / "bench" / split, release / folder)
+    shutil.copyfile(w / "domain.pddl", release / "domain.pddl")
+    (release / "train" / "gripper-n1.pddl").write_text("(define (problem broken")
+    traj = w / "traj"  # trajectories: 1-2 balls for training, 3 for validation
+    traj.mkdir()
+    records = {n: trajectory_record(gripper_problem(traj, n)) for n in (1, 2, 3)}
+    write_split(traj / "train.json.gz", [records[1], records[2]])
+    write_split(traj / "validation.json.gz", [records[3]])
+    (traj / "plain.json.gz").write_text('{"format": "genplan-trajectories/2"}')
+    with gzip.open(traj / "latin1.json.gz", "wb") as fh:
+        fh.write('{"format": "caf\u00e9"}'.encode("latin-1"))
+    _v1(traj / "v1-lost.json.gz", "runs/gone/problems/generated/gripper/domain.pddl", [records[1], records[2]])
+    return w
+
+
+def _v1(path, domain_path, records):
+    """A trajectories file of format 1: the domain as a path only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt") as fh:
+        json.dump({"format": FORMAT_V1, "split": "train", "domain_file": str(domain_path), "problems": records,
+                   "without_plan": []}, fh)
+    return path
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_gets_one_message_and_leaves_nothing(case, inputs, tmp_path):
+    args, code, said = CASES[case]
+    out = tmp_path / "out"
+    out.mkdir()
+    res = run_cli(*(a.replace("{W}", str(inputs)).replace("{O}", str(out)) for a in args), cwd=tmp_path)
+    assert res.returncode == code, (res.returncode, res.stderr)
+    assert "Traceback" not in res.stderr, res.stderr
+    errors = [line for line in res.stderr.splitlines() if line.startswith("genplan: error:")]
+    assert len(errors) == 1, res.stderr
+    for text in said:
+        assert text in errors[0], errors[0]
+    assert ".tmp-" not in errors[0], "the user's file is named, not a temporary copy"
+    assert list(out.iterdir()) == [], list(out.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("problem, said", [("empty.pddl", "empty PDDL problem"),
+                                           ("blocks-problem.pddl", "problem is for domain 'blocks'")])
+def test_val_callers_are_protected_too(inputs, problem, said):
+    """stages/plans and planners/solve call val.validate directly: it names the problem itself."""
+    with pytest.raises(GenplanError, match=said) as err:
+        val.validate(inputs / "domain.pddl", inputs / problem, inputs / "ok.plan")
+    assert err.value.path == inputs / problem
+
+
+def test_train_from_another_directory_with_format_2_and_format_1_files(inputs, tmp_path):
+    """Format 2 stands alone; format 1 finds its domain beside its results root. Neither depends on
+    the working directory."""
+    root = tmp_path / "runs"
+    bench = root / "problems" / "generated" / "gripper"
+    bench.mkdir(parents=True)
+    shutil.copyfile(domain_file("gripper"), bench / "domain.pddl")
+    with gzip.open(inputs / "traj" / "validation.json.gz", "rt") as fh:
+        records = json.load(fh)["problems"]
+    v1 = _v1(root / "trajectories" / "generated" / "gripper" / "validation.json.gz",
+             "runs/problems/generated/gripper/domain.pddl", records)  # relative to a directory not used here
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "model.ckpt"
+    args = [a.replace("{O}/model.ckpt", str(out)) for a in _train(str(inputs / "traj" / "train.json.gz"), val=str(v1))]
+    res = run_cli(*args, cwd=elsewhere)
+    assert res.returncode == 0, res.stderr
+    assert out.is_file() and not any(elsewhere.iterdir())
