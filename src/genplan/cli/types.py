@@ -15,3 +15,13 @@ def json_object(text: str) -> dict:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError("expected a JSON object")
     return value
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Every command's help: the description as written, and each option's default (none shown for
+    a required option or one without a default)."""
+
+    def _get_help_string(self, action):
+        if action.required or action.default is None or action.help is None:
+            return action.help
+        return super()._get_help_string(action)

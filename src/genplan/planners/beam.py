@@ -290,7 +290,8 @@ class BeamPlanner:
         self.model, self.strategy = model, strategy.name
         self.cfg = DecodeConfig.from_strategy(strategy, settings)
 
-    def solve(self, problem) -> "Attempt":
+    def solve(self, problem):
+        """An `Attempt` (genplan.planners.base) for one `Problem`."""
         from genplan.planners.base import Attempt
 
         start = time.perf_counter()

@@ -13,7 +13,6 @@ directories and the hidden temporary output folder, and leaves no output behind.
 
 from __future__ import annotations
 
-import csv
 import logging
 import shutil
 from collections import Counter
@@ -305,10 +304,10 @@ def _record_plan_file(row: dict, config: str, plan_path: Path, domain: Path, out
 
 
 def read_table(path: str | Path) -> list[dict]:
-    if not Path(path).is_file():
-        raise GenplanError("table not found", path)
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
+    """A plans table's rows; GenplanError naming the file when missing, not UTF-8 or not CSV."""
+    from genplan.tables import read_csv
+
+    return read_csv(path, "plans table")
 
 
 def best_known_lengths(table: list[dict]) -> dict[str, int]:
