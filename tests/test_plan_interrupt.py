@@ -37,6 +37,13 @@ def _ours(marker: str, sessions: set[int]) -> list[tuple[int, int, str, str]]:
     return [p for p in _ps() if (marker in p[3] or p[1] in sessions) and not p[2].startswith("Z")]
 
 
+def _default_signals() -> None:
+    """The command as a user's terminal starts it: a test run in the background of a
+    non-interactive shell (CI) inherits SIGINT ignored, which the command rightly keeps ignoring."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _interrupt(cmd: list, tmp_path, signum: int) -> subprocess.CompletedProcess:
     private_tmp = tmp_path / "tmp"
     private_tmp.mkdir()
@@ -44,7 +51,7 @@ def _interrupt(cmd: list, tmp_path, signum: int) -> subprocess.CompletedProcess:
     marker = f"{private_tmp}/genplan-fd-"
     sessions: set[int] = set()
     proc = subprocess.Popen([sys.executable, "-m", "genplan", *map(str, cmd)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
     try:
         start = time.monotonic()
         # two problems, --threads 2: two Fast Downward process groups for the signal to end
