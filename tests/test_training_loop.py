@@ -208,3 +208,13 @@ def test_a_stale_or_corrupt_partial_is_set_aside(tmp_path, caplog):
     torch.save({"job": {"seed": 2}, "epoch": 2}, partial)  # the same job, saved before this loop existed
     _, state = run(cfg, partial=partial, job={"seed": 2})
     assert state["resumed_from"] == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 3
+
+
+def test_patience_stops_after_selections_without_improvement():
+    """Early stopping (PlanGPT's CE and CES): 2 selections without a better score end training."""
+    scores = iter([0.5, 0.7, 0.6, 0.65, 0.9, 0.95])
+    _, state = run(LoopConfig(epochs=6, schedule="constant", higher_is_better=True, patience=2),
+                   select=lambda m: next(scores))
+    assert state["epoch"] == 4 and state["best_epoch"] == 2 and len(state["selections"]) == 4
+    _, full = run(LoopConfig(epochs=6, schedule="constant", patience=None), select=lambda m: 1.0)
+    assert full["epoch"] == 6

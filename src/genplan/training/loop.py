@@ -65,6 +65,7 @@ class LoopConfig:
     checkpoint_every: int | None = 1      # epochs between partial states; None or 0: never
     spike_factor: float | None = 10.0     # None: no spike detection
     spike_after_epochs: int = 1
+    patience: int | None = None           # stop after this many selections without a better score
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
@@ -195,7 +196,15 @@ def fit(model: nn.Module, loss_fn: Callable, make_batches: Callable[[torch.Gener
         return score
 
     def finished() -> bool:
-        return state["epoch"] >= cfg.epochs or (cfg.max_steps is not None and state["step"] >= cfg.max_steps)
+        return (state["epoch"] >= cfg.epochs or (cfg.max_steps is not None and state["step"] >= cfg.max_steps)
+                or patience_spent())
+
+    def patience_spent() -> bool:
+        """`patience` selections in a row since the best one (early stopping)."""
+        if not cfg.patience:
+            return False
+        steps = [s["step"] for s in state["selections"]]
+        return state["best_step"] in steps and len(steps) - 1 - steps.index(state["best_step"]) >= cfg.patience
 
     epochs = range(state["epoch"], cfg.epochs)
     for _ in progress(epochs, total=len(epochs), desc=desc) if cfg.epochs > 1 else epochs:
