@@ -77,7 +77,7 @@ def test_dry_run(configfile, fresh_checkout):
 BAD_CONFIGS = {  # (edit of config.yaml, what the one message must name)
     "misspelt top-level key": (("evaluation:", "evalution:"), "unknown key(s) ['evalution']"),
     "misspelt nested key": (("optimal: {time_limit: 10}", "optimal: {time_limt: 10}"), "planner.optimal: unknown key(s) ['time_limt']"),
-    "unknown family": (("family: transition\n", "family: transformer\n"), "'transformer' is not one of ['transition']"),
+    "unknown family": (("family: transition\n", "family: transformer\n"), "'transformer' is not one of ['transition', 'plangpt']"),
     "strategy not offered": (("strategies: [beam3-pooled]", "strategies: [beam3-pooled, unmask-T20]"),
                              "'unmask-T20' is a unmask strategy; family transition offers ['beam']"),
     "unknown strategy": (("strategies: [beam3-pooled]", "strategies: [beam-3]"), "Unknown value strategy='beam-3'"),

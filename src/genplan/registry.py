@@ -34,6 +34,7 @@ class Family:
     trains_from: tuple[str, ...]  # stages whose outputs it trains on: trajectories and/or statespaces
     strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies it offers
     gpu: bool  # a training job asks the cluster for one GPU (`gpu: 1`)
+    default_strategy: str  # `genplan solve` without --strategy
 
     @property
     def impl(self):
@@ -42,7 +43,11 @@ class Family:
 
 FAMILIES: dict[str, Family] = {
     f.name: f for f in (
-        Family("transition", "genplan.models.transition.family", ("trajectories",), ("beam",), gpu=True),
+        Family("transition", "genplan.models.transition.family", ("trajectories",), ("beam",), gpu=True,
+               default_strategy="beam3-pooled"),
+        Family("plangpt", "genplan.models.plangpt.family", ("trajectories", "statespaces"),
+               ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp"), gpu=True,
+               default_strategy="greedy"),
     )
 }
 

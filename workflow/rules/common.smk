@@ -116,7 +116,7 @@ def training_data(wildcards):
     for split in data:
         if "trajectories" in fam.trains_from:
             data[split].append(L.trajectories(b, d, split))
-        if "statespaces" in fam.trains_from:
+        if "statespaces" in fam.trains_from and split in config["statespace"]["splits"]:
             data[split].append(L.statespace_table(b, d, split))
     return data
 
@@ -145,7 +145,7 @@ def training_outputs():
 def planning_settings(wildcards):
     """The model entry's planning settings (JSON) for `genplan evaluate --settings`."""
     entry = MODELS[wildcards.model]
-    return json.dumps({k: entry[k] for k in ("decode",) if k in entry}, sort_keys=True)
+    return json.dumps({k: entry[k] for k in ("decode", "generate") if k in entry}, sort_keys=True)
 
 
 def evaluation_outputs():

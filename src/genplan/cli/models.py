@@ -11,10 +11,10 @@ from pathlib import Path
 from genplan.cli.types import json_object as _json
 
 log = logging.getLogger("genplan")
-STRATEGY_HELP = ("a named strategy of the model's family: beam3-pooled (our beam, the default), beam3-reference "
+STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pooled (our beam), beam3-reference "
                  "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
-                 "(WL inference states without static atoms, the reference's defect 2); see "
-                 "genplan.planners.strategies")
+                 "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
+                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK; see genplan.planners.strategies")
 
 
 def cmd_train(a) -> int:
@@ -58,9 +58,13 @@ def cmd_solve(a) -> int:
 
     from genplan.planners.strategies import parse
 
-    parse(a.strategy)  # a misspelt strategy is named before the model loads
+    from genplan.registry import family
+
+    if a.strategy is not None:
+        parse(a.strategy)  # a misspelt strategy is named before the model loads
     model = load_model(a.model, a.domain)
-    outcome, text = solve(planner(model, a.strategy, _planning_settings(a, model)), a.domain, a.problem, a.out)
+    strategy = a.strategy or family(model.family).default_strategy
+    outcome, text = solve(planner(model, strategy, _planning_settings(a, model)), a.domain, a.problem, a.out)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)
     print(summary_line(outcome, a.problem))
@@ -119,7 +123,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--model", required=True, help="model.ckpt written by `genplan train` (any family)")
     s.add_argument("domain")
     s.add_argument("problem")
-    s.add_argument("--strategy", default="beam3-pooled", help=STRATEGY_HELP)
+    s.add_argument("--strategy", default=None, help=STRATEGY_HELP + "; default: the family's (beam3-pooled, greedy)")
     s.add_argument("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}")
     s.add_argument("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)")
     s.add_argument("--horizon-per-object", type=int, default=None,

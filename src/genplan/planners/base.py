@@ -18,8 +18,11 @@ from genplan.pddl_io import Action, Task, parse_domain, parse_problem
 
 # why a planner stopped: `goal` (it believes it reached a goal state), `horizon` (step budget
 # spent), `dead_end` (nothing left to expand), `idle` (the reference beam's fixed point),
-# `refused` (the model cannot represent the problem), `error`
-REASONS = ("goal", "horizon", "dead_end", "idle", "refused", "error")
+# `refused` (the model cannot represent the problem), `error`; sequence models: `not_goal` (the
+# plan ended short of the goal), `inapplicable` (an action not applicable where it stands),
+# `token_cap` (the generation cap reached), `malformed` (tokens that are no plan)
+REASONS = ("goal", "horizon", "dead_end", "idle", "refused", "error", "not_goal", "inapplicable", "token_cap",
+           "malformed")
 
 
 @dataclass

@@ -7,9 +7,12 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `beam3-pooled`              | beam     | width 3, our pooled beam, statics embedded   | transition |
 | `beam3-reference`           | beam     | width 3, the reference's beam (defect 1)     | transition |
 | `beam3-pooled-nostatics`    | beam     | as above, inference states without statics   | transition |
-| `greedy`                    | greedy   | one choice per step                          | sequence families (to come) |
-| `multibeam10`               | multibeam| 10 beams                                     | sequence families (to come) |
-| `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples                  | sequence families (to come) |
+| `greedy`                    | greedy   | the most probable token at each step         | plangpt    |
+| `greedy-applicable`         | greedy-applicable | greedy among applicable actions' tokens | plangpt |
+| `greedy-reground`           | greedy-reground | each action from the current state re-encoded | plangpt |
+| `multibeam10`               | multibeam| 10 beams, the most probable plan             | plangpt    |
+| `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
+| `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
 | `unmask-T20`                | unmask   | T = 20 unmasking steps                       | diffusion (to come) |
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
@@ -26,14 +29,17 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "beam": (re.compile(r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?"),
              lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None}),
     "greedy": (re.compile(r"greedy"), lambda m: {}),
-    "multibeam": (re.compile(r"multibeam(?P<beams>[1-9][0-9]*)"), lambda m: {"beams": int(m["beams"])}),
+    "greedy-applicable": (re.compile(r"greedy-applicable"), lambda m: {}),
+    "greedy-reground": (re.compile(r"greedy-reground"), lambda m: {}),
+    "multibeam": (re.compile(r"multibeam(?P<beams>[1-9][0-9]*)(?P<anyvalid>-anyvalid)?"),
+                  lambda m: {"beams": int(m["beams"]), "anyvalid": m["anyvalid"] is not None}),
     "topp": (re.compile(r"topp(?P<p>0?\.[0-9]+|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
              lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
     "unmask": (re.compile(r"unmask-T(?P<steps>[1-9][0-9]*)"), lambda m: {"steps": int(m["steps"])}),
 }
 KINDS = tuple(_KINDS)
-EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "multibeam10", "topp0.9x10",
-            "unmask-T20")
+EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
+            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "unmask-T20")
 
 
 @dataclass(frozen=True)

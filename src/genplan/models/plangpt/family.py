@@ -1,0 +1,50 @@
+"""The plangpt family in the registry (genplan.registry). A model entry of the config:
+
+    plangpt:
+      family: plangpt
+      data: symt              # symt: states sampled from the training state spaces; plangpt: the plans
+      object_pool: 32         # object tokens o0..o31 (or {type: K} with per_type: true)
+      per_type: false
+      atom_order: canonical   # canonical | shuffled
+      max_tokens: 500         # generation cap
+      network: {d_model: 128, n_heads: 4, n_layers: 2, max_len: 512, dropout: 0.0}
+      train: {epochs: 20, batch_size: 16, lr: 0.0003, stop: ce, patience: 5, examples: 2000}
+      seeds: [13]
+      strategies: [greedy, greedy-applicable, greedy-reground]
+"""
+
+from __future__ import annotations
+
+
+def identity(settings: dict) -> tuple[str, str]:
+    return "plangpt", (settings.get("train") or {}).get("stop", "ce")
+
+
+def check(name: str, settings: dict) -> list[str]:
+    problems = []
+    pool, per_type = settings.get("object_pool", 32), settings.get("per_type", False)
+    if per_type and not isinstance(pool, dict):
+        problems.append("per_type renaming needs object_pool as {type: count}")
+    if not per_type and isinstance(pool, dict):
+        problems.append("object_pool {type: count} needs per_type: true")
+    return problems
+
+
+def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
+          threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
+    from genplan.models.plangpt.train import train_plangpt
+
+    return train_plangpt(name, settings, domain, data, seed, out, log_csv, summary_json, threads=threads,
+                         device=device, on_epoch=on_epoch)
+
+
+def load(envelope: dict, path):
+    from genplan.models.plangpt.model import PlanGPT
+
+    return PlanGPT.from_envelope(envelope, path)
+
+
+def planner(model, strategy, settings: dict):
+    from genplan.planners.autoregressive import SequencePlanner
+
+    return SequencePlanner(model, strategy, (settings or {}).get("generate"))

@@ -1,0 +1,118 @@
+"""PlanGPT (plangpt.md): a GPT-2-shaped causal transformer over word-level tokens of the problem
+and the plan, the loss on plan tokens only; one object-token pool, objects renamed per example.
+
+`PlanGPT` holds what planning needs: the vocabulary, the network (genplan.nn.Transformer), the
+renaming settings and the model's identity; it goes in and out of the checkpoint envelope of
+genplan.models.checkpoint (family "plangpt", vocabulary = `Vocabulary.to_dict()`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from genplan.errors import GenplanError
+
+STOPS = ("ce", "ces")  # cross-entropy early stopping on validation loss; planning coverage (CES)
+
+
+@dataclass
+class NetworkSettings:
+    d_model: int = 128
+    n_heads: int = 4
+    n_layers: int = 2
+    max_len: int = 512
+    dropout: float = 0.0
+
+
+@dataclass
+class TrainSettings:
+    epochs: int = 20
+    batch_size: int = 16
+    lr: float = 3e-4
+    warmup_steps: int = 50
+    weight_decay: float = 0.01
+    grad_clip: float | None = 1.0
+    stop: str = "ce"  # ce | ces
+    patience: int | None = 5  # selections without improvement before stopping (None: never)
+    examples: int = 2000  # symt protocol: states sampled from the training state spaces
+    suffixes: bool = True  # plangpt protocol: every suffix of every plan too
+    ces_problems: int = 20  # CES: validation problems planned (greedy) per selection
+    checkpoint_every: int = 1
+
+
+@dataclass
+class PlanGPTSettings:
+    data: str = "symt"  # symt | plangpt (genplan.models.plangpt.data.PROTOCOLS)
+    object_pool: int | dict = 32  # object tokens: a global pool o0..oK-1, or {type: K}
+    per_type: bool = False  # rename per type (PlanGPT) or from one pool
+    rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order, always
+    atom_order: str = "canonical"  # canonical | shuffled
+    max_tokens: int = 500  # generation cap, as SymT
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    train: TrainSettings = field(default_factory=TrainSettings)
+
+    @classmethod
+    def from_entry(cls, entry: dict) -> "PlanGPTSettings":
+        """From a config model entry (family, seeds and strategies ignored)."""
+        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies")}
+        try:
+            return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
+                          "train": TrainSettings(**(keys.get("train") or {}))})
+        except TypeError as exc:
+            raise GenplanError(f"invalid PlanGPT settings: {exc}") from None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class PlanGPT:
+    family = "plangpt"
+    system = "plangpt"
+
+    def __init__(self, identity: dict, vocab, net, settings: PlanGPTSettings, domain_info):
+        self.identity, self.vocab, self.net, self.settings = identity, vocab, net, settings
+        self.domain_info = domain_info
+        self.name, self.domain, self.seed = identity["name"], identity["domain"], identity["seed"]
+
+    @property
+    def variant(self) -> str:
+        """How the weights were chosen: `ce` or `ces` (PlanGPT Table 1's rows)."""
+        return self.settings.train.stop
+
+    @classmethod
+    def from_envelope(cls, env: dict, path) -> "PlanGPT":
+        import torch  # noqa: F401
+
+        from genplan.nn.transformer import Transformer, TransformerConfig
+        from genplan.tokens.vocab import Vocabulary
+
+        try:
+            settings = PlanGPTSettings.from_entry(env["config"]["settings"])
+            vocab = Vocabulary.from_dict(env["vocabulary"])
+            net = Transformer(TransformerConfig(**env["config"]["network"]))
+            net.load_state_dict(env["weights"])
+            net.eval()
+            domain_info = domain_of_text(env["config"]["domain_pddl"])
+        except GenplanError:
+            raise
+        except Exception as exc:  # torch and the tokens layer raise their own errors
+            raise GenplanError(f"corrupt PlanGPT checkpoint: {type(exc).__name__}: {str(exc)[:200]}", path) from None
+        return cls(env["identity"], vocab, net, settings, domain_info)
+
+
+def domain_of_text(text: str):
+    """The DomainInfo of PDDL domain text (stored in the checkpoint, so a model needs no file),
+    parsed from a content-addressed copy in the temporary directory (kept: readers may reopen it)."""
+    import hashlib
+    import tempfile
+
+    from genplan.pddl_io import parse_domain
+
+    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    path = Path(tempfile.gettempdir()) / "genplan-domains" / f"{digest}.pddl"
+    if not path.is_file():
+        from genplan import atomic
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(path, text)
+    return parse_domain(path)

@@ -1,0 +1,268 @@
+"""Autoregressive plan generation for the sequence families (PlanGPT now), one planner per named
+strategy (genplan.planners.strategies), each generation capped at `max_tokens` tokens (500, as
+SymT):
+
+- `greedy`: the most probable token at each step (PlanGPT, SymT Table 2 "greedy");
+- `greedy-applicable`: greedy among the tokens that can still complete an action applicable in
+  the current state, tracked with pymimir, or `<end>` between actions (SymT Table 2 "applicability");
+- `greedy-reground`: after each action the current state is encoded as a new problem and the
+  next action generated from it, until that state satisfies the goal or the model ends
+  (SymT Table 2 "regrounding");
+- `multibeamN`: beam search over tokens with N beams, the most probable finished sequence
+  returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
+  reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
+- `toppPxK`: K nucleus samples with mass P; the first that reaches the goal is returned (a
+  problem is solved when one of the K is valid, PlanGPT Section 5).
+
+Objects are mapped to the model's pool tokens deterministically (sorted, in pool order) at
+evaluation. Every plan goes back through the inverse map and is simulated with pymimir for the
+attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has the final
+word (genplan.planners.solve). Generation reuses the network's key/value cache: one model call
+per generated token and beam step."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from genplan.errors import GenplanError
+from genplan.planners.base import Attempt
+
+KINDS = ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp")
+
+
+def _reorder(past, index):
+    if isinstance(past, torch.Tensor):
+        return past.index_select(0, index)
+    if isinstance(past, (list, tuple)):
+        return type(past)(_reorder(p, index) for p in past)
+    return past
+
+
+class SequencePlanner:
+    def __init__(self, model, strategy, settings: dict | None = None):
+        self.model, self.strategy = model, strategy.name
+        self.kind, self.params = strategy.kind, strategy.params
+        self.max_tokens = int((settings or {}).get("max_tokens", model.settings.max_tokens))
+        self.seed = int((settings or {}).get("sample_seed", 0))
+        self.calls = 0
+        self.tokens = 0
+
+    # --- the network, one call per token -------------------------------------------------------
+    def _start(self, prompt: list[int]):
+        with torch.no_grad():
+            out = self.model.net(torch.tensor([prompt]), use_cache=True)
+        self.calls += 1
+        return out.logits[:, -1, :].float(), out.past
+
+    def _next(self, tokens: list[int], past):
+        with torch.no_grad():
+            out = self.model.net(torch.tensor(tokens)[:, None], past=past, use_cache=True)
+        self.calls += 1
+        return out.logits[:, -1, :].float(), out.past
+
+    def _budget(self, prompt: list[int]) -> int:
+        return max(0, min(self.max_tokens, self.model.net.config.max_len - len(prompt)))
+
+    # --- one problem ---------------------------------------------------------------------------
+    def solve(self, problem) -> Attempt:
+        from genplan.tokens.renaming import Renaming
+        from genplan.tokens.sequences import encode_problem
+        from genplan.tokens.types import object_types
+
+        start = time.perf_counter()
+        self.calls = self.tokens = 0
+        task, vocab = problem.task, self.model.vocab
+        try:
+            renaming = Renaming.identity_order(task.objects, object_types(self.model.domain_info, task), vocab,
+                                               per_type=self.model.settings.per_type)
+        except GenplanError as exc:
+            return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
+        self.renaming = renaming
+        prompt = encode_problem(task.init, task.goal, renaming, vocab, order="canonical", statics=task.statics)
+        if self.kind == "greedy-reground":
+            plan, reason = self._reground(problem, task)
+        elif self.kind == "multibeam":
+            plan, reason = self._multibeam(problem, prompt)
+        elif self.kind == "topp":
+            plan, reason = self._topp(problem, prompt)
+        else:
+            gen, capped = self._sample(prompt, problem if self.kind == "greedy-applicable" else None)
+            plan, reason = self._read(gen, problem, capped)
+        return Attempt(plan, reason, time.perf_counter() - start, steps=len(plan), horizon=self.max_tokens,
+                       model_calls=self.calls, tokens_generated=self.tokens)
+
+    def _read(self, generated: list[int], problem, capped: bool) -> tuple[list, str]:
+        """The plan of generated plan tokens, and why generation ended, by simulation."""
+        from genplan.tokens.sequences import decode_plan
+
+        vocab = self.model.vocab
+        if capped:  # no <end>: read the complete actions only
+            generated = self._complete_actions(generated) + [vocab.id("<end>")]
+        try:
+            plan = decode_plan(generated, self.renaming, vocab)
+        except (GenplanError, ValueError):
+            return [], "malformed"
+        reached = _simulate(problem, plan)
+        return plan, ("token_cap" if capped and reached != "goal" else reached)
+
+    def _complete_actions(self, generated: list[int]) -> list[int]:
+        vocab, out, i = self.model.vocab, [], 0
+        while i < len(generated) and vocab.is_action(generated[i]):
+            n = 1 + vocab.arity(vocab.token(generated[i]))
+            if i + n > len(generated):
+                break
+            out += generated[i:i + n]
+            i += n
+        return out
+
+    def _sample(self, prompt: list[int], problem=None, p: float | None = None, gen=None) -> tuple[list[int], bool]:
+        """Greedy (or nucleus with `p`) generation; with `problem`, only applicable actions."""
+        vocab = self.model.vocab
+        end = vocab.id("<end>")
+        allowed = _Applicable(problem, self.renaming, vocab) if problem is not None else None
+        logits, past = self._start(prompt)
+        out: list[int] = []
+        for _ in range(self._budget(prompt)):
+            row = logits[0]
+            if allowed is not None:
+                mask = torch.full_like(row, -math.inf)
+                mask[list(allowed.next_tokens())] = 0.0
+                row = row + mask
+            tok = int(torch.argmax(row)) if p is None else _nucleus(row, p, gen)
+            out.append(tok)
+            self.tokens += 1
+            if tok == end:
+                return out, False
+            if allowed is not None:
+                allowed.feed(tok)
+            logits, past = self._next([tok], past)
+        return out, True
+
+    def _reground(self, problem, task) -> tuple[list, str]:
+        """One action per prompt; the state after it becomes the next prompt's initial state."""
+        from genplan.tokens.sequences import encode_problem
+
+        vocab, mimir = self.model.vocab, problem.mimir
+        end = vocab.id("<end>")
+        state, plan = mimir.initial_state(), []
+        while self.tokens < self.max_tokens:
+            if mimir.is_goal(state):  # the re-encoded problem is solved: nothing left to generate
+                return plan, "goal"
+            prompt = encode_problem(mimir.fluents(state), task.goal, self.renaming, vocab, order="canonical",
+                                    statics=task.statics)
+            logits, past = self._start(prompt)
+            action: list[int] = []
+            while self.tokens < self.max_tokens and len(prompt) + len(action) < self.model.net.config.max_len:
+                tok = int(torch.argmax(logits[0]))
+                self.tokens += 1
+                if tok == end and not action:
+                    return plan, ("goal" if mimir.is_goal(state) else "not_goal")
+                action.append(tok)
+                if vocab.is_action(action[0]) and len(action) == 1 + vocab.arity(vocab.token(action[0])):
+                    break
+                if not vocab.is_action(action[0]):
+                    return plan, "malformed"
+                logits, past = self._next([tok], past)
+            else:
+                return plan, "token_cap"
+            try:
+                restored = self.renaming.restore_action([vocab.token(t) for t in action])
+                state = mimir.apply(state, restored)
+            except (GenplanError, ValueError):
+                return plan, ("inapplicable" if len(action) > 1 else "malformed")
+            plan.append(restored)
+        return plan, "token_cap"
+
+    def _multibeam(self, problem, prompt: list[int]) -> tuple[list, str]:
+        n, end = self.params["beams"], self.model.vocab.id("<end>")
+        logits, past = self._start(prompt)
+        beams = [([], 0.0)]  # (tokens, log-probability)
+        done: list[tuple[list[int], float]] = []
+        for _ in range(self._budget(prompt)):
+            logp = torch.log_softmax(logits, dim=-1) + torch.tensor([s for _, s in beams])[:, None]
+            top = torch.topk(logp.flatten(), min(n, logp.numel()))
+            rows, cols = top.indices // logp.shape[1], top.indices % logp.shape[1]
+            kept, keep_rows = [], []
+            for score, r, c in zip(top.values.tolist(), rows.tolist(), cols.tolist()):
+                seq = beams[r][0] + [c]
+                if c == end:
+                    done.append((seq, score))
+                else:
+                    kept.append((seq, score))
+                    keep_rows.append(r)
+            self.tokens += len(kept)
+            if len(done) >= n or not kept:
+                break
+            beams = kept
+            logits, past = self._next([s[-1] for s, _ in kept], _reorder(past, torch.tensor(keep_rows)))
+        finished = sorted(done, key=lambda d: -d[1]) or [max(beams, key=lambda b: b[1])]
+        capped = not done
+        results = [self._read(seq, problem, capped) for seq, _ in finished[:n]]
+        if self.params.get("anyvalid"):
+            return next((r for r in results if r[1] == "goal"), results[0])
+        return results[0]
+
+    def _topp(self, problem, prompt: list[int]) -> tuple[list, str]:
+        gen = torch.Generator().manual_seed(self.seed)
+        first = None
+        for _ in range(self.params["samples"]):
+            out, capped = self._sample(prompt, p=self.params["p"], gen=gen)
+            result = self._read(out, problem, capped)
+            if result[1] == "goal":
+                return result
+            first = first or result
+        return first
+
+
+def _nucleus(row: torch.Tensor, p: float, gen) -> int:
+    probs = torch.softmax(row.double(), dim=-1)
+    sorted_p, order = torch.sort(probs, descending=True)
+    keep = torch.cumsum(sorted_p, 0) - sorted_p < p  # the smallest prefix with mass >= p
+    sorted_p = torch.where(keep, sorted_p, torch.zeros_like(sorted_p))
+    return int(order[torch.multinomial(sorted_p / sorted_p.sum(), 1, generator=gen)])
+
+
+def _simulate(problem, plan) -> str:
+    mimir = problem.mimir
+    state = mimir.initial_state()
+    for action in plan:
+        try:
+            state = mimir.apply(state, action)
+        except GenplanError:
+            return "inapplicable"
+    return "goal" if mimir.is_goal(state) else "not_goal"
+
+
+class _Applicable:
+    """The tokens that can still complete an action applicable in the current state (pymimir),
+    or `<end>` between actions; fed the generated tokens, it applies each completed action."""
+
+    def __init__(self, problem, renaming, vocab):
+        self.mimir, self.renaming, self.vocab = problem.mimir, renaming, vocab
+        self.state = self.mimir.initial_state()
+        self.prefix: list[int] = []
+        self._successors()
+
+    def _successors(self) -> None:
+        self.options = {}
+        for action, nxt in self.mimir.successors(self.state):
+            try:
+                ids = tuple(self.vocab.id(t) for t in (action[0], *(self.renaming.forward[o] for o in action[1:])))
+            except (GenplanError, KeyError):
+                continue
+            self.options[ids] = nxt
+
+    def next_tokens(self) -> set[int]:
+        n = len(self.prefix)
+        allowed = {ids[n] for ids in self.options if tuple(ids[:n]) == tuple(self.prefix) and len(ids) > n}
+        return allowed | ({self.vocab.id("<end>")} if not self.prefix else set())
+
+    def feed(self, tok: int) -> None:
+        self.prefix.append(tok)
+        nxt = self.options.get(tuple(self.prefix))
+        if nxt is not None:
+            self.state, self.prefix = nxt, []
+            self._successors()

@@ -1,0 +1,103 @@
+"""PlanGPT end to end on tiny Gripper data: training (CE) through `genplan train`, the checkpoint
+through the registry, every decoding strategy through `genplan solve` with VAL, the object-pool
+refusal, the generation cap, and the applicability filter."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_cli
+from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
+from transition_doubles import gripper_problem
+
+from genplan import registry
+from genplan.planners.base import Problem
+from genplan.planners.solve import solve_and_validate
+
+SETTINGS = {"family": "plangpt", "data": "plangpt", "object_pool": 12, "max_tokens": 500, "rename": "sorted",
+            "network": {"d_model": 48, "n_heads": 2, "n_layers": 2, "max_len": 256},
+            "train": {"epochs": 80, "batch_size": 8, "lr": 0.003, "warmup_steps": 10, "stop": "ce", "patience": None}}
+STRATEGIES = ["greedy", "greedy-applicable", "greedy-reground", "multibeam3", "multibeam3-anyvalid", "topp0.9x3"]
+
+
+@pytest.fixture(scope="module")
+def plangpt(gripper_data, tmp_path_factory):  # noqa: F811
+    out = tmp_path_factory.mktemp("plangpt") / "model.ckpt"
+    # validated on its training problems: three problems teach nothing that transfers, and the test
+    # is of the machinery (every strategy, VAL, caps), not of generalisation
+    res = run_cli("train", "--model", "tiny_plangpt", "--settings", json.dumps(SETTINGS), "--domain", "gripper",
+                  "--train", gripper_data["train"], "--validation", gripper_data["train"], "--seed", "13",
+                  "--out", out, "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out
+
+
+def test_training_writes_a_self_describing_checkpoint(plangpt):
+    summary = json.loads(plangpt.with_name("summary.json").read_text())
+    assert summary["family"] == "plangpt" and summary["protocol"] == "plangpt" and summary["parameters"] > 10000
+    assert summary["train_sequences"] == 3 + 5 + 9  # every suffix of the 1-, 2- and 3-ball plans
+    rows = plangpt.with_name("training.csv").read_text().splitlines()
+    assert rows[0] == "epoch,train_loss,val_loss,val_coverage,lr,seconds" and len(rows) == 81
+    first, last = (float(r.split(",")[1]) for r in (rows[1], rows[-1]))
+    assert last < first / 3  # the loss falls
+    model = registry.load_model(plangpt, expect_domain="gripper")
+    assert (model.family, model.system, model.variant, model.name) == ("plangpt", "plangpt", "ce", "tiny_plangpt")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_every_strategy_plans_a_training_problem_and_val_has_the_last_word(plangpt, gripper_data, tmp_path,  # noqa: F811
+                                                                           strategy):
+    out = tmp_path / "plan"
+    res = run_cli("solve", "--model", plangpt, DOMAIN, gripper_data["files"][2], "--strategy", strategy, "--out", out)
+    assert res.returncode == 0, res.stdout + res.stderr[-2000:]
+    assert "Plan valid (VAL): 5 actions" in res.stdout and out.is_file()
+
+
+def test_more_objects_than_the_pool_is_refused(plangpt, tmp_path):
+    big = gripper_problem(tmp_path / "g12.pddl", DOMAIN, 12)  # 12 balls + 2 rooms + 2 grippers > 12 tokens
+    res = run_cli("solve", "--model", plangpt, DOMAIN, big, "--out", tmp_path / "plan")
+    assert res.returncode == 1 and "more than the 12 object tokens" in res.stdout
+    res = run_cli("solve", "--model", plangpt, DOMAIN.with_name("blocks.pddl"), big)
+    assert res.returncode == 1 and "not 'blocks'" in res.stderr
+
+
+def test_the_token_cap_stops_generation(plangpt, gripper_data):  # noqa: F811
+    model = registry.load_model(plangpt)
+    attempt = registry.planner(model, "greedy", {"generate": {"max_tokens": 7}}).solve(
+        Problem(DOMAIN, gripper_data["files"][3]))
+    assert attempt.tokens_generated == 7 and attempt.reason == "token_cap" and len(attempt.plan) <= 2
+
+
+def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_data, tmp_path):  # noqa: F811
+    """An untrained network: whatever it prefers, the filter keeps every action applicable."""
+    import numpy as np
+    import torch
+
+    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings, domain_of_text
+    from genplan.nn.transformer import Transformer, TransformerConfig
+    from genplan.tokens.vocab import Vocabulary
+
+    info = domain_of_text(DOMAIN.read_text())
+    vocab = Vocabulary.for_domain(info, 12)
+    torch.manual_seed(3)
+    net = Transformer(TransformerConfig(vocab_size=len(vocab), max_len=256, d_model=32, n_heads=2, n_layers=1))
+    model = PlanGPT({"name": "random", "domain": "gripper", "seed": 3}, vocab, net.eval(), PlanGPTSettings(), info)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        for p in net.parameters():
+            p.data.normal_(0, 1.0)
+        attempt = registry.planner(model, "greedy-applicable").solve(Problem(DOMAIN, gripper_data["files"][3]))
+        assert attempt.reason != "inapplicable" and attempt.reason in ("goal", "not_goal", "token_cap")
+        free = registry.planner(model, "greedy").solve(Problem(DOMAIN, gripper_data["files"][3]))
+        assert free.reason in ("goal", "not_goal", "token_cap", "inapplicable", "malformed")
+    assert np.isfinite(sum(p.sum().item() for p in net.parameters()))
+
+
+def test_a_planner_evaluates_a_model_in_memory_for_ces(plangpt, gripper_data):  # noqa: F811
+    from genplan.models.plangpt.train import _coverage
+
+    model = registry.load_model(plangpt)
+    problems = [Problem(DOMAIN, gripper_data["files"][n]) for n in (1, 2)]
+    assert _coverage(model, problems) == 1.0
+    assert all(solve_and_validate(registry.planner(model, "greedy"), p).solved for p in problems)
