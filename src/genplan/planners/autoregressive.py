@@ -82,6 +82,10 @@ class SequencePlanner:
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
         self.renaming = renaming
         prompt = encode_problem(task.init, task.goal, renaming, vocab, order="canonical", statics=task.statics)
+        if len(prompt) >= self.model.net.config.max_len:
+            return Attempt([], "refused", time.perf_counter() - start, counters={
+                "message": f"the problem is {len(prompt)} tokens long, the model's context "
+                           f"{self.model.net.config.max_len}"})
         if self.kind == "greedy-reground":
             plan, reason = self._reground(problem, task)
         elif self.kind == "multibeam":
