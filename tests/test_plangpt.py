@@ -18,7 +18,8 @@ from genplan.planners.solve import solve_and_validate
 SETTINGS = {"family": "plangpt", "data": "plangpt", "object_pool": 12, "max_tokens": 500, "rename": "sorted",
             "network": {"d_model": 48, "n_heads": 2, "n_layers": 2, "max_len": 256},
             "train": {"epochs": 80, "batch_size": 8, "lr": 0.003, "warmup_steps": 10, "stop": "ce", "patience": None}}
-STRATEGIES = ["greedy", "greedy-applicable", "greedy-reground", "multibeam3", "multibeam3-anyvalid", "topp0.9x3"]
+STRATEGIES = ["greedy", "greedy-applicable", "greedy-reground", "multibeam3", "multibeam3-anyvalid", "topp0.9x3",
+              "prefix40-greedy"]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,10 @@ def test_training_writes_a_self_describing_checkpoint(plangpt):
 def test_every_strategy_plans_a_training_problem_and_val_has_the_last_word(plangpt, gripper_data, tmp_path,  # noqa: F811
                                                                            strategy):
     out = tmp_path / "plan"
-    res = run_cli("solve", "--model", plangpt, DOMAIN, gripper_data["files"][2], "--strategy", strategy, "--out", out)
+    reference = tmp_path / "reference.plan"  # the 2-ball plan, for plan completion
+    reference.write_text("".join(f"{a}\n" for a in gripper_data["records"][2]["actions"]))
+    res = run_cli("solve", "--model", plangpt, DOMAIN, gripper_data["files"][2], "--strategy", strategy, "--out", out,
+                  "--reference-plan", reference)
     assert res.returncode == 0, res.stdout + res.stderr[-2000:]
     assert "Plan valid (VAL): 5 actions" in res.stdout and out.is_file()
 

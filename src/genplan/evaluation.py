@@ -60,9 +60,13 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         "system": model.system, "variant": model.variant, "model": model.name,
         "seed": seed if seed is not None else model.seed, "strategy": strategy,
     }
+    from genplan.planners.strategies import parse
+
+    completes = parse(strategy).kind == "prefix"  # plan completion: the split's plans are the references
     records = []
     for row in progress(rows, total=len(rows), desc=f"{model.name} {split} {strategy}"):
-        records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]))})
+        reference = _reference_plan(plans_table, row["problem"]) if completes else None
+        records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]), reference)})
     tables.write_csv(out, records, COLUMNS)
     solved = sum(r["solved"] == "yes" for r in records)
     log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
@@ -78,12 +82,21 @@ def _read_plans_table(path: str | Path) -> list[dict]:
     return table
 
 
-def evaluate_problem(planner, domain: Path, row: dict, best: int | None) -> dict:
+def _reference_plan(plans_table: str | Path, problem: str) -> list | None:
+    """The split's plan of a problem (`<plans>/<split>/<problem>.plan`, A* + LM-cut's where it
+    finished), or None."""
+    from genplan.pddl_io import read_plan
+
+    path = Path(plans_table).with_suffix("") / f"{problem}.plan"
+    return read_plan(path) if path.is_file() else None
+
+
+def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
     """One row's problem-specific columns: plan, VAL-check, measure."""
     from genplan.planners.base import Problem
     from genplan.planners.solve import solve_and_validate
 
-    outcome = solve_and_validate(planner, Problem(domain, row["path"]))
+    outcome = solve_and_validate(planner, Problem(domain, row["path"], reference))
     a, verdict = outcome.attempt, outcome.verdict
     counters = {"states_expanded": a.states_expanded, **a.counters}
     if a.tokens_generated:

@@ -46,7 +46,7 @@ FAMILIES: dict[str, Family] = {
         Family("transition", "genplan.models.transition.family", ("trajectories",), ("beam",), gpu=True,
                default_strategy="beam3-pooled"),
         Family("plangpt", "genplan.models.plangpt.family", ("trajectories", "statespaces"),
-               ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp"), gpu=True,
+               ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp", "prefix"), gpu=True,
                default_strategy="greedy"),
     )
 }

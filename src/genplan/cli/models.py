@@ -64,7 +64,13 @@ def cmd_solve(a) -> int:
         parse(a.strategy)  # a misspelt strategy is named before the model loads
     model = load_model(a.model, a.domain)
     strategy = a.strategy or family(model.family).default_strategy
-    outcome, text = solve(planner(model, strategy, _planning_settings(a, model)), a.domain, a.problem, a.out)
+    reference = None
+    if a.reference_plan is not None:
+        from genplan.pddl_io import read_plan
+
+        reference = read_plan(a.reference_plan)
+    outcome, text = solve(planner(model, strategy, _planning_settings(a, model)), a.domain, a.problem, a.out,
+                          reference)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)
     print(summary_line(outcome, a.problem))
@@ -128,6 +134,8 @@ def add_parsers(sub) -> None:
     s.add_argument("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)")
     s.add_argument("--horizon-per-object", type=int, default=None,
                    help="beam: steps per object when more than --horizon-min (default 10)")
+    s.add_argument("--reference-plan", default=None,
+                   help="a plan of the problem whose prefix prefixP-greedy completes (plan completion)")
     s.add_argument("--out", default=None, help="plan file, written only for a valid plan (default: stdout)")
     s.set_defaults(func=cmd_solve)
 

@@ -12,7 +12,10 @@ SymT):
   returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
   reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
 - `toppPxK`: K nucleus samples with mass P; the first that reaches the goal is returned (a
-  problem is solved when one of the K is valid, PlanGPT Section 5).
+  problem is solved when one of the K is valid, PlanGPT Section 5);
+- `prefixP-greedy`: plan completion, PlanGPT's last experiment: the first P % of a reference plan
+  (the problem's `reference_plan`; evaluation takes the split's trajectory plan) is given after
+  `<action>` and the rest generated greedily; the returned plan is the prefix and the completion.
 
 Objects are mapped to the model's pool tokens deterministically (sorted, in pool order) at
 evaluation. Every plan goes back through the inverse map and is simulated with pymimir for the
@@ -86,7 +89,17 @@ class SequencePlanner:
             return Attempt([], "refused", time.perf_counter() - start, counters={
                 "message": f"the problem is {len(prompt)} tokens long, the model's context "
                            f"{self.model.net.config.max_len}"})
-        if self.kind == "greedy-reground":
+        if self.kind == "prefix":
+            if not problem.reference_plan:
+                return Attempt([], "refused", time.perf_counter() - start,
+                               counters={"message": "plan completion needs a reference plan"})
+            given = problem.reference_plan[: round(len(problem.reference_plan) * self.params["percent"] / 100)]
+            from genplan.tokens.sequences import encode_plan
+
+            prompt = prompt + encode_plan(list(given), renaming, vocab)[:-1]  # without <end>
+            gen, capped = self._sample(prompt)
+            plan, reason = self._read(prompt[prompt.index(vocab.id("<action>")) + 1:] + gen, problem, capped)
+        elif self.kind == "greedy-reground":
             plan, reason = self._reground(problem, task)
         elif self.kind == "multibeam":
             plan, reason = self._multibeam(problem, prompt)

@@ -46,8 +46,9 @@ class Problem:
     """One planning problem: its files, parsed on demand in the package's representation
     (`task`) and in pymimir (`mimir`), each once."""
 
-    def __init__(self, domain: str | Path, problem: str | Path):
+    def __init__(self, domain: str | Path, problem: str | Path, reference_plan: list | None = None):
         self.domain_file, self.problem_file = Path(domain), Path(problem)
+        self.reference_plan = reference_plan  # a known plan, for strategies that complete a prefix of it
 
     @functools.cached_property
     def task(self) -> Task:

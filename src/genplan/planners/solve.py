@@ -69,10 +69,11 @@ def solve_and_validate(planner, problem: Problem, plan_path: str | Path | None =
     return Outcome(attempt, verdict)
 
 
-def solve(planner, domain: str | Path, problem: str | Path, out: str | Path | None = None) -> tuple[Outcome, str]:
+def solve(planner, domain: str | Path, problem: str | Path, out: str | Path | None = None,
+          reference_plan: list | None = None) -> tuple[Outcome, str]:
     """Plan and validate; write `out` only for a VAL-valid plan. Returns the outcome and the
     plan's text (printed by the CLI when no `out` is given)."""
-    outcome = solve_and_validate(planner, Problem(domain, problem))
+    outcome = solve_and_validate(planner, Problem(domain, problem, reference_plan))
     text = plan_to_text(outcome.attempt.plan)
     if out is not None and outcome.solved:
         atomic.write_text(out, text)

@@ -13,6 +13,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `multibeam10`               | multibeam| 10 beams, the most probable plan             | plangpt    |
 | `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
 | `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
+| `prefix40-greedy`           | prefix   | the first 40 % of a reference plan given, the rest greedy | plangpt |
 | `unmask-T20`                | unmask   | T = 20 unmasking steps                       | diffusion (to come) |
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
@@ -36,10 +37,11 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "topp": (re.compile(r"topp(?P<p>0?\.[0-9]+|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
              lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
     "unmask": (re.compile(r"unmask-T(?P<steps>[1-9][0-9]*)"), lambda m: {"steps": int(m["steps"])}),
+    "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
 }
 KINDS = tuple(_KINDS)
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
-            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "unmask-T20")
+            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "unmask-T20")
 
 
 @dataclass(frozen=True)
