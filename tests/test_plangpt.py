@@ -105,3 +105,27 @@ def test_a_planner_evaluates_a_model_in_memory_for_ces(plangpt, gripper_data):  
     problems = [Problem(DOMAIN, gripper_data["files"][n]) for n in (1, 2)]
     assert _coverage(model, problems) == 1.0
     assert all(solve_and_validate(registry.planner(model, "greedy"), p).solved for p in problems)
+
+
+def test_a_prefix_that_overruns_the_context_is_refused(gripper_data):  # noqa: F811
+    """Plan completion appends the given prefix to the prompt: past the context it is refused,
+    never a crash."""
+    import torch
+
+    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings, domain_of_text
+    from genplan.nn.transformer import Transformer, TransformerConfig
+    from genplan.pddl_io import str_to_atom
+    from genplan.tokens.vocab import Vocabulary
+
+    info = domain_of_text(DOMAIN.read_text())
+    vocab = Vocabulary.for_domain(info, 12)
+    problem_file = gripper_data["files"][3]
+    plan = [str_to_atom(a) for a in gripper_data["records"][3]["actions"]]
+    torch.manual_seed(0)
+    for max_len, refused in ((48, True), (256, False)):
+        net = Transformer(TransformerConfig(vocab_size=len(vocab), max_len=max_len, d_model=16, n_heads=2, n_layers=1))
+        model = PlanGPT({"name": "r", "domain": "gripper", "seed": 0}, vocab, net.eval(), PlanGPTSettings(), info)
+        attempt = registry.planner(model, "prefix80-greedy").solve(Problem(DOMAIN, problem_file, plan))
+        assert (attempt.reason == "refused") == refused, attempt
+        if not refused:
+            assert attempt.plan[:7] == plan[:7]  # the given 80 % of the 9-step plan, then the model's

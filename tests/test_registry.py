@@ -26,7 +26,7 @@ def test_strategy_names_read_as_their_parameters():
     assert strategies.beam_mode(s) == "reference-nostatics" and strategies.from_beam_mode("pooled") == "beam3-pooled"
     assert strategies.parse("topp0.9x10").params == {"p": 0.9, "samples": 10}
     assert strategies.parse("multibeam10")["beams"] == 10 and strategies.parse("unmask-T20")["steps"] == 20
-    for bad in ("beam0-pooled", "beam3-greedy", "beam3", "topp2x3", "unmask-20", ""):
+    for bad in ("beam0-pooled", "beam3-greedy", "beam3", "topp2x3", "topp0.0x3", "topp.9x10", "unmask-20", ""):
         with pytest.raises(ValueError, match="Unknown value strategy"):
             strategies.parse(bad)
 

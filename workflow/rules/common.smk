@@ -102,9 +102,10 @@ def stats_args(wildcards):
 
 
 def model_settings(wildcards):
-    """The model's config entry (JSON) minus what only schedules it (seeds, strategies): what
-    decides the trained weights, so that adding a seed or a strategy retrains nothing."""
-    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in ("seeds", "strategies")}
+    """The model's config entry (JSON) minus what only schedules or plans with it (seeds,
+    strategies, generate): what decides the trained weights, so that adding a seed or a strategy
+    retrains nothing."""
+    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in ("seeds", "strategies", "generate")}
     return json.dumps(entry, sort_keys=True)
 
 

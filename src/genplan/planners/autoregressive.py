@@ -54,15 +54,19 @@ class SequencePlanner:
         self.tokens = 0
 
     # --- the network, one call per token -------------------------------------------------------
+    @property
+    def _device(self):
+        return next(self.model.net.parameters()).device  # CES plans with the model being trained (GPU)
+
     def _start(self, prompt: list[int]):
         with torch.no_grad():
-            out = self.model.net(torch.tensor([prompt]), use_cache=True)
+            out = self.model.net(torch.tensor([prompt], device=self._device), use_cache=True)
         self.calls += 1
         return out.logits[:, -1, :].float(), out.past
 
     def _next(self, tokens: list[int], past):
         with torch.no_grad():
-            out = self.model.net(torch.tensor(tokens)[:, None], past=past, use_cache=True)
+            out = self.model.net(torch.tensor(tokens, device=self._device)[:, None], past=past, use_cache=True)
         self.calls += 1
         return out.logits[:, -1, :].float(), out.past
 
@@ -97,6 +101,10 @@ class SequencePlanner:
             from genplan.tokens.sequences import encode_plan
 
             prompt = prompt + encode_plan(list(given), renaming, vocab)[:-1]  # without <end>
+            if len(prompt) >= self.model.net.config.max_len:
+                return Attempt([], "refused", time.perf_counter() - start, counters={
+                    "message": f"the problem and the plan prefix are {len(prompt)} tokens long, the model's "
+                               f"context {self.model.net.config.max_len}"})
             gen, capped = self._sample(prompt)
             plan, reason = self._read(prompt[prompt.index(vocab.id("<action>")) + 1:] + gen, problem, capped)
         elif self.kind == "greedy-reground":
@@ -116,6 +124,8 @@ class SequencePlanner:
         from genplan.tokens.sequences import decode_plan
 
         vocab = self.model.vocab
+        if vocab.id("<action>") in generated:  # decode_plan would start reading after it
+            return [], "malformed"
         if capped:  # no <end>: read the complete actions only
             generated = self._complete_actions(generated) + [vocab.id("<end>")]
         try:
@@ -170,6 +180,8 @@ class SequencePlanner:
                 return plan, "goal"
             prompt = encode_problem(mimir.fluents(state), task.goal, self.renaming, vocab, order="canonical",
                                     statics=task.statics)
+            if len(prompt) >= self.model.net.config.max_len:
+                return plan, "token_cap"
             logits, past = self._start(prompt)
             action: list[int] = []
             while self.tokens < self.max_tokens and len(prompt) + len(action) < self.model.net.config.max_len:
@@ -187,9 +199,12 @@ class SequencePlanner:
                 return plan, "token_cap"
             try:
                 restored = self.renaming.restore_action([vocab.token(t) for t in action])
+            except (GenplanError, ValueError, KeyError):  # not an action of this problem's objects
+                return plan, "malformed"
+            try:
                 state = mimir.apply(state, restored)
-            except (GenplanError, ValueError):
-                return plan, ("inapplicable" if len(action) > 1 else "malformed")
+            except GenplanError:
+                return plan, "inapplicable"
             plan.append(restored)
         return plan, "token_cap"
 
@@ -199,7 +214,7 @@ class SequencePlanner:
         beams = [([], 0.0)]  # (tokens, log-probability)
         done: list[tuple[list[int], float]] = []
         for _ in range(self._budget(prompt)):
-            logp = torch.log_softmax(logits, dim=-1) + torch.tensor([s for _, s in beams])[:, None]
+            logp = torch.log_softmax(logits, dim=-1) + torch.tensor([s for _, s in beams], device=logits.device)[:, None]
             top = torch.topk(logp.flatten(), min(n, logp.numel()))
             rows, cols = top.indices // logp.shape[1], top.indices % logp.shape[1]
             kept, keep_rows = [], []
@@ -214,7 +229,8 @@ class SequencePlanner:
             if len(done) >= n or not kept:
                 break
             beams = kept
-            logits, past = self._next([s[-1] for s, _ in kept], _reorder(past, torch.tensor(keep_rows)))
+            logits, past = self._next([s[-1] for s, _ in kept],
+                                      _reorder(past, torch.tensor(keep_rows, device=logits.device)))
         finished = sorted(done, key=lambda d: -d[1]) or [max(beams, key=lambda b: b[1])]
         capped = not done
         results = [self._read(seq, problem, capped) for seq, _ in finished[:n]]
@@ -235,7 +251,7 @@ class SequencePlanner:
 
 
 def _nucleus(row: torch.Tensor, p: float, gen) -> int:
-    probs = torch.softmax(row.double(), dim=-1)
+    probs = torch.softmax(row.double().cpu(), dim=-1)  # the sampling generator is a CPU one
     sorted_p, order = torch.sort(probs, descending=True)
     keep = torch.cumsum(sorted_p, 0) - sorted_p < p  # the smallest prefix with mass >= p
     sorted_p = torch.where(keep, sorted_p, torch.zeros_like(sorted_p))

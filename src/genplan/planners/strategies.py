@@ -34,7 +34,7 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "greedy-reground": (re.compile(r"greedy-reground"), lambda m: {}),
     "multibeam": (re.compile(r"multibeam(?P<beams>[1-9][0-9]*)(?P<anyvalid>-anyvalid)?"),
                   lambda m: {"beams": int(m["beams"]), "anyvalid": m["anyvalid"] is not None}),
-    "topp": (re.compile(r"topp(?P<p>0?\.[0-9]+|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
+    "topp": (re.compile(r"topp(?P<p>0\.[0-9]*[1-9][0-9]*|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
              lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
     "unmask": (re.compile(r"unmask-T(?P<steps>[1-9][0-9]*)"), lambda m: {"steps": int(m["steps"])}),
     "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),

@@ -54,7 +54,7 @@ class PlanGPTSettings:
     @classmethod
     def from_entry(cls, entry: dict) -> "PlanGPTSettings":
         """From a config model entry (family, seeds and strategies ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies")}
+        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "generate")}
         try:
             return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
                           "train": TrainSettings(**(keys.get("train") or {}))})

@@ -144,7 +144,10 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
                      min_lr=tr.lr / 10, weight_decay=tr.weight_decay, grad_clip=tr.grad_clip,
                      higher_is_better=tr.stop == "ces", checkpoint_every=tr.checkpoint_every, patience=tr.patience)
     partial = Path(out).with_name(Path(out).name + ".partial")
-    job = {"name": name, "domain": domain, "seed": seed, "settings": settings.to_dict(), "data": len(t_ids)}
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps([t_ids, v_ids, domain_pddl]).encode()).hexdigest()[:16]
+    job = {"name": name, "domain": domain, "seed": seed, "settings": settings.to_dict(), "data": digest}
     state = fit(net, loss_fn, make_batches, cfg, seed=seed, device=dev, select=select, partial=partial, job=job,
                 on_epoch=on_epoch, steps_per_epoch=steps, desc=f"{name} {domain}",
                 score_name="val coverage" if tr.stop == "ces" else "val loss")
