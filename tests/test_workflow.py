@@ -36,11 +36,12 @@ def test_lint_is_clean():
 _DATA = {"plan_split": 16, "trajectories": 16, "statespace_split": 4, "dataset_statistics": 1, "all": 1}
 _PAPER = {**_DATA, "import_problems": 4, "report_state_centric": 1}
 JOBS = {
-    "config.yaml": {**_DATA, "generate_problems": 4, "train_model": 36, "evaluate_model": 132, "report_state_centric": 1},
+    "config.yaml": {**_DATA, "generate_problems": 4, "train_model": 36, "evaluate_model": 132, "report_state_centric": 1,
+                    "report_symt": 1},
     "workflow/configs/smoke.yaml": {"generate_problems": 2, "plan_split": 8, "trajectories": 8, "statespace_split": 2,
                                     "dataset_statistics": 1, "train_model": 6, "evaluate_model": 24,
-                                    "report_state_centric": 1, "all": 1},
-    "workflow/configs/paper.yaml": {**_PAPER, "train_model": 108, "evaluate_model": 792},
+                                    "report_state_centric": 1, "report_symt": 1, "all": 1},
+    "workflow/configs/paper.yaml": {**_PAPER, "train_model": 108, "evaluate_model": 792, "report_symt": 1},
     "workflow/configs/paper-cpu.yaml": {**_PAPER, "train_model": 32, "evaluate_model": 192},
     "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 64,
                                                                                    "evaluate_model": 384},
@@ -152,6 +153,12 @@ def test_smoke_run_end_to_end(smoke_run):
     assert {(r["domain"], r["beam_mode"]) for r in learned} >= {("blocks", "pooled"), ("gripper", "reference")}
     assert all(0.0 <= float(r["ours_mean"]) <= 1.0 for r in learned)
     assert (res / "figures" / "state-centric-figure4.png").read_bytes().startswith(b"\x89PNG")
+    symt = list(csv.DictReader(open(res / "tables" / "symt-table2.csv")))
+    ours = [r for r in symt if r["system"] == "plangpt" and r["ours_mean"] != ""]
+    assert {(r["domain"], r["split"], r["variant"]) for r in ours} == {
+        (d, s, v) for d in ("blocks", "gripper") for s in ("validation", "extrapolation") for v in ("greedy", "applicability")}
+    summary = json.loads((res / "models" / "generated" / "blocks" / "plangpt" / "seed13" / "summary.json").read_text())
+    assert summary["stop"] == "ces" and summary["protocol"] == "symt" and summary["epochs"] >= 1
 
 
 @pytest.mark.slow

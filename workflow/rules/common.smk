@@ -176,8 +176,26 @@ def state_centric_outputs():
     return report_outputs("state-centric", config["results_dir"])
 
 
+def sequence_models():
+    return [m for m, entry in MODELS.items() if entry["family"] == "plangpt"]
+
+
+def symt_report_inputs(wildcards):
+    seq = set(sequence_models())
+    out = [f for f in evaluation_outputs() if Path(f).parts[-3] in seq]
+    for b in config["benchmarks"]:
+        for d in config["domains"]:
+            out += [L.training_summary(b, d, m, s) for m, s in model_jobs() if m in seq]
+    return out
+
+
+def symt_outputs():
+    """SymT's Tables 1 and 2 (nothing without a sequence model)."""
+    return report_outputs("symt", config["results_dir"]) if sequence_models() else []
+
+
 def all_outputs():
-    return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs()
+    return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs() + symt_outputs()
             + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
 
 

@@ -16,3 +16,22 @@ rule report_state_centric:
         "../../envs/report.yaml"
     shell:
         "genplan report state-centric --results {params.results:q} 2> {log:q}"
+
+
+# Stage 8 (SymT paper): Table 2 (coverage of the sequence models under each decoding) and Table 1
+# (parameter counts), from the evaluation CSVs and training summaries of the sequence families.
+
+
+rule report_symt:
+    input:
+        symt_report_inputs,
+    output:
+        report_outputs("symt", config["results_dir"]),
+    params:
+        results=results_root_of,
+    log:
+        L.log("report", "symt"),
+    conda:
+        "../../envs/report.yaml"
+    shell:
+        "genplan report symt --results {params.results:q} 2> {log:q}"

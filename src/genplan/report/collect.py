@@ -39,15 +39,16 @@ def plans_tables(results: Path) -> dict[tuple[str, str, str], list[dict]]:
     return out
 
 
-def training_summaries(results: Path) -> list[dict]:
-    """Every training summary JSON, with benchmark, domain, model and seed from its path."""
+def training_summaries(results: Path, key: str = "feature_dim") -> list[dict]:
+    """Every training summary JSON that has `key` (the transition models': `feature_dim`; the
+    sequence models': `parameters`), with benchmark, domain, model and seed from its path."""
     out = []
     for path in sorted((results / "models").glob("*/*/*/seed*/*.json")):
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError as exc:
             raise GenplanError(f"not JSON: {exc}", path) from None
-        if not isinstance(data, dict) or "feature_dim" not in data:
+        if not isinstance(data, dict) or key not in data:
             continue  # not a training summary
         seed_dir, model_dir = path.parent, path.parent.parent
         data.setdefault("model", model_dir.name)

@@ -17,6 +17,11 @@ REPORTS = {
         + [(f"{_SC}-agreement-cells", "csv")],
         "figures": [(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
     },
+    "symt": {
+        "module": "genplan.report.papers.symt",
+        "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")],
+        "figures": [],
+    },
 }
 
 

@@ -1,0 +1,121 @@
+"""The SymT paper's (symt-aaai26) Table 2, coverage of the sequence models on every domain and split
+under each decoding, and Table 1's parameter counts, with the published numbers beside ours.
+
+Ours come from the evaluation CSVs (one row per problem, VAL's verdict) and the training
+summaries under one results root; a published cell of a system we have not run reads "–" on our
+side. Strategies map to the paper's decodings: `greedy` -> greedy, `greedy-applicable` ->
+applicability, `greedy-reground` -> regrounding (SymT^E's `heuristic_greedy` when that family
+lands). Coverage is the fraction solved per seed, mean and population std over seeds, as the paper.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from genplan import atomic, tables
+from genplan.paths import EVAL_SPLITS
+from genplan.report import aggregate, collect, render
+from genplan.report.published import Published
+
+PAPER, NAME = "symt-aaai26", "symt"
+VARIANTS = {"greedy": "greedy", "greedy-applicable": "applicability", "greedy-reground": "regrounding"}
+SYSTEMS = [("plangpt", "greedy"), ("plangpt", "applicability"), ("plangpt", "regrounding"),
+           ("symt_e", "heuristic_greedy"), ("symt_ed", "greedy"), ("symt_ed", "applicability"),
+           ("symt_ed", "regrounding")]
+DOMAINS = ("blocks", "gripper", "logistics", "visitall")
+COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
+           "n_problems", "published_mean", "published_std"]
+
+
+def _cells(rows: list[dict]) -> dict[tuple, dict]:
+    """(benchmark, domain, split, system, variant) -> coverage over seeds."""
+    mine = [{**r, "variant": VARIANTS[r["strategy"]]} for r in rows
+            if r["system"] in {s for s, _ in SYSTEMS} and r["strategy"] in VARIANTS]
+    out = {}
+    for key, rs in aggregate.group(mine, ("benchmark", "domain", "split", "system", "variant")).items():
+        per_seed = [sum(r["solved"] == "yes" for r in srs) / len(srs)
+                    for _, srs in sorted(aggregate.group(rs, ("seed",)).items())]
+        mean, std = aggregate.mean_std(per_seed)
+        out[key] = {"mean": mean, "std": std if len(per_seed) > 1 else None, "n_seeds": len(per_seed),
+                    "n_problems": max(len(srs) for srs in aggregate.group(rs, ("seed",)).values())}
+    return out
+
+
+def table2_rows(cells: dict, pub: Published) -> list[dict]:
+    rows = []
+    for bench in sorted({k[0] for k in cells}):
+        for dom in DOMAINS:
+            for split in EVAL_SPLITS:
+                for system, variant in SYSTEMS:
+                    c = cells.get((bench, dom, split, system, variant))
+                    p = pub.get("2", dom, split, system, variant, "coverage")
+                    if c is None and p is None:
+                        continue
+                    rows.append({"benchmark": bench, "domain": dom, "split": split, "system": system,
+                                 "variant": variant, "metric": "coverage",
+                                 "ours_mean": "" if c is None else f"{c['mean']:.4f}",
+                                 "ours_std": "" if c is None or c["std"] is None else f"{c['std']:.4f}",
+                                 "n_seeds": 0 if c is None else c["n_seeds"],
+                                 "n_problems": "" if c is None else c["n_problems"],
+                                 "published_mean": "" if p is None else p[0],
+                                 "published_std": "" if p is None or p[1] is None else p[1]})
+    return rows
+
+
+def _f(value):
+    return None if value in ("", None) else float(value)
+
+
+def table2_md(rows: list[dict]) -> tuple[str, str]:
+    headers = ["domain", "split"] + [f"{s} {v}" for s, v in SYSTEMS]
+    md, tex = ["# SymT Table 2: coverage, ours mean±std over seeds (published mean±std)\n"], []
+    for bench in sorted({r["benchmark"] for r in rows}):
+        index = {(r["domain"], r["split"], r["system"], r["variant"]): r for r in rows if r["benchmark"] == bench}
+        body = []
+        for dom in DOMAINS:
+            for split in EVAL_SPLITS:
+                cells = [index.get((dom, split, s, v)) for s, v in SYSTEMS]
+                if not any(cells):
+                    continue
+                body.append([dom, split] + [
+                    "–" if c is None else f"{render.mean_std(_f(c['ours_mean']), _f(c['ours_std']))} "
+                                          f"({render.mean_std(_f(c['published_mean']), _f(c['published_std']))})"
+                    for c in cells])
+        note = "" if bench == "paper" else ", published numbers measured on the papers' instances, not these"
+        caption = f"Coverage, benchmark {bench}{note}; – on our side: not run"
+        md += [f"\n## {caption}\n\n", render.md(headers, body)]
+        tex.append(render.tex(headers, body, caption))
+    return "".join(md), "\n".join(tex)
+
+
+def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
+    """Parameter counts of our sequence models (from their training summaries) beside Table 1's."""
+    rows = []
+    for (bench, system), ss in sorted(aggregate.group(
+            [s for s in summaries if s.get("family") == "plangpt"], ("benchmark", "family")).items()):
+        p = pub.get("1", "", "", "plangpt", "", "parameters")
+        counts = [float(s["parameters"]) for s in ss]
+        mean, std = aggregate.mean_std(counts)
+        rows.append({"benchmark": bench, "domain": "", "split": "", "system": "plangpt", "variant": "",
+                     "metric": "parameters", "ours_mean": f"{mean:.0f}", "ours_std": f"{std:.0f}",
+                     "n_seeds": len(ss), "n_problems": "", "published_mean": "" if p is None else p[0],
+                     "published_std": ""})
+    return rows
+
+
+def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
+    pub = Published.load(PAPER, published_path)
+    t2 = table2_rows(_cells(collect.evaluation_rows(results)), pub)
+    stem = out_dir / "tables" / f"{NAME}-table2"
+    tables.write_csv(stem.with_suffix(".csv"), t2, COLUMNS)
+    md, tex = table2_md(t2)
+    atomic.write_text(stem.with_suffix(".md"), md)
+    atomic.write_text(stem.with_suffix(".tex"), tex)
+    t1 = table1_rows(collect.training_summaries(results, key="parameters"), pub)
+    stem1 = out_dir / "tables" / f"{NAME}-table1"
+    tables.write_csv(stem1.with_suffix(".csv"), t1, COLUMNS)
+    body = [[r["benchmark"], r["system"], render.num(float(r["ours_mean"]), 0), r["n_seeds"],
+             render.num(_f(r["published_mean"]), 0)] for r in t1]
+    atomic.write_text(stem1.with_suffix(".md"), "# SymT Table 1: parameters, ours (mean over trained models) "
+                      "beside the published\n\n" + render.md(["benchmark", "system", "ours", "models", "published"], body))
+    return [stem.with_suffix(s) for s in (".csv", ".md", ".tex")] + [stem1.with_suffix(s) for s in (".csv", ".md")]
