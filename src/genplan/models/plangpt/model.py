@@ -81,7 +81,6 @@ class PlanGPT:
 
     @classmethod
     def from_envelope(cls, env: dict, path) -> "PlanGPT":
-        import torch  # noqa: F401
 
         from genplan.nn.transformer import Transformer, TransformerConfig
         from genplan.tokens.vocab import Vocabulary
