@@ -11,7 +11,7 @@ temporary copy of the repository:
 - make one job fail on its first attempt and check that the profile's retries finish the run;
 - kill snakemake (SIGKILL) while a job runs, and check that the rerun completes, redoes only the
   unfinished jobs and leaves no incomplete output behind.
-The first two, not marked, check the profiles themselves (no cluster needed).
+The profiles themselves (no cluster needed) are checked in tests/test_slurm_profile.py.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from slurm_cluster import ClusterUnavailable, SlurmCluster
 
@@ -138,40 +137,6 @@ def deterministic_outputs(repo: Path) -> dict[str, object]:
     for f in sorted((res / "tables").glob("*.csv")):
         out[str(f.relative_to(repo))] = _csv_rows(f)
     return out
-
-
-# ----------------------------------------------------------------------------------------------
-# the profiles themselves (no cluster needed)
-
-def _profile(path: str) -> dict:
-    return yaml.safe_load((REPO / path / "config.yaml").read_text())
-
-
-def test_profiles_differ_only_in_accounting_keys():
-    site, noacct = _profile("slurm"), _profile(TEST_PROFILE)
-    assert site["executor"] == noacct["executor"] == "slurm"
-    differing = {k for k in site.keys() | noacct.keys() if site.get(k) != noacct.get(k)}
-    assert differing == NOACCT_KEYS, f"the profiles differ in {sorted(differing - NOACCT_KEYS)} too"
-    assert noacct["slurm-status-command"] == "squeue"
-    # rules declare portable resources only: cluster names live in the profiles
-    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
-        text = smk.read_text()
-        for key in ("slurm_partition", "slurm_account", "gpu_model", "slurm_extra"):
-            assert key not in text, f"{smk.name} names a cluster-specific resource ({key}); move it to the profile"
-
-
-def test_site_profile_selects_paper_configuration(tmp_path):
-    repo = copy_repo(tmp_path / "repo")
-    res, _ = run_snakemake(repo, "-n", "--profile", "slurm", "all", limit=240)
-    assert res.returncode == 0, res.stderr[-3000:]
-    text = res.stdout + res.stderr
-    counts = job_counts(text)
-    assert counts.get("import_problems") == 4, counts  # the paper benchmark, all four domains
-    assert "generate_problems" not in counts
-    assert "slurm_partition=cpu" in text
-    for rule in GPU_RULES & counts.keys():  # once the training rules exist
-        block = text.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0]
-        assert "slurm_partition=gpu" in block and "gpu=1" in block, block
 
 
 # ----------------------------------------------------------------------------------------------

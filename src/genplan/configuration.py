@@ -46,12 +46,16 @@ def _leaves(errors):
             yield err
 
 
+def _violations(node: dict, value) -> list[str]:
+    """One line per schema violation of `value` under `node`, misspelt keys first, no repeats."""
+    errors = list(_leaves(jsonschema.Draft202012Validator(node).iter_errors(value)))
+    errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
+    return list(dict.fromkeys(_line(e) for e in errors))
+
+
 def problems(config: dict, schema_path: str | Path) -> list[str]:
     """Every schema violation and family problem of `config`, misspelt keys first."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    errors = list(_leaves(jsonschema.Draft202012Validator(schema).iter_errors(config)))
-    errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
-    lines = list(dict.fromkeys(_line(e) for e in errors))
+    lines = _violations(yaml.safe_load(Path(schema_path).read_text()), config)
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 
@@ -78,8 +82,6 @@ def check_value(value, where: tuple[str, ...], what: str, required: tuple[str, .
     node = {**node, "$defs": root["$defs"]}
     if required is not None:
         node["required"] = list(required)
-    errors = list(_leaves(jsonschema.Draft202012Validator(node).iter_errors(value)))
-    errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
-    lines = list(dict.fromkeys(_line(e) for e in errors))
+    lines = _violations(node, value)
     if lines:
         raise GenplanError(f"invalid {what}: " + "; ".join(lines))

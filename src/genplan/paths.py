@@ -87,6 +87,16 @@ class Layout:
         return sorted(Path(self.root, "evaluation").glob("*/*/*/seed*/*.csv"))
 
 
+def problems_of_trajectories(path: str | Path) -> Path | None:
+    """The benchmark folder of a trajectories file laid out as `Layout.trajectories`
+    (<root>/trajectories/<benchmark>/<domain>/<split>.json.gz -> <root>/problems/<benchmark>/<domain>),
+    or None for a file laid out otherwise."""
+    parts = Path(path).parts
+    if len(parts) < 5 or parts[-4] != "trajectories":
+        return None
+    return Path(*parts[:-4], "problems", parts[-3], parts[-2])
+
+
 def parse_evaluation_path(path: str | Path) -> dict:
     """benchmark, domain, model, seed, split, strategy of an evaluation CSV's path; ValueError if
     the path is not laid out as `Layout.evaluation`."""

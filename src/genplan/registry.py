@@ -96,9 +96,8 @@ def load_model(path: str | Path, expect_domain: str | None = None):
     env = checkpoint.read(path)
     if env["family"] not in FAMILIES:
         raise GenplanError(f"checkpoint of unknown family {env['family']!r} (this genplan knows {list(FAMILIES)})", path)
-    ident = env["identity"]
-    if expect_domain is not None and expect_domain not in (ident["domain"], ident.get("pddl_domain")):
-        raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)
+    if expect_domain is not None:
+        checkpoint.check_domain(env, expect_domain, path)
     return FAMILIES[env["family"]].impl.load(env, path)
 
 

@@ -37,7 +37,7 @@ def cmd_train(a) -> int:
     return 0
 
 
-def _planning_settings(a, model) -> dict:
+def _planning_settings(a) -> dict:
     from genplan.configuration import check_value
 
     settings = dict(a.settings or {})
@@ -69,7 +69,7 @@ def cmd_solve(a) -> int:
         from genplan.pddl_io import read_plan
 
         reference = read_plan(a.reference_plan)
-    outcome, text = solve(planner(model, strategy, _planning_settings(a, model)), a.domain, a.problem, a.out,
+    outcome, text = solve(planner(model, strategy, _planning_settings(a)), a.domain, a.problem, a.out,
                           reference)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)

@@ -77,6 +77,14 @@ def read(path: str | Path) -> dict:
     return ckpt
 
 
+def check_domain(ckpt: dict, expect_domain: str, path) -> None:
+    """GenplanError unless the envelope's model was trained on `expect_domain` (the workflow's key
+    or the PDDL domain name)."""
+    ident = ckpt["identity"]
+    if expect_domain not in (ident["domain"], ident.get("pddl_domain")):
+        raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)
+
+
 def _from_v1(old: dict, path: Path) -> dict:
     """A version-1 transition checkpoint in the version-2 envelope."""
     if old.get("version") != 1:

@@ -21,6 +21,7 @@ from pathlib import Path
 from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
+from genplan.paths import problems_of_trajectories
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
 from genplan.progress import progress
 from genplan.tables import read_csv
@@ -128,10 +129,10 @@ def _v1_domain(doc: dict, path: Path) -> Path:
     stored = Path(doc["domain_file"])
     if stored.is_file():
         return stored
-    parts = path.resolve().parts
+    bench = problems_of_trajectories(path.resolve())
     tried = [f"{stored} (from {Path.cwd()})"]
-    if len(parts) >= 5 and parts[-4] == "trajectories":
-        beside = Path(*parts[:-4], "problems", parts[-3], parts[-2], "domain.pddl")
+    if bench is not None:
+        beside = bench / "domain.pddl"
         if beside.is_file():
             return beside
         tried.append(str(beside))

@@ -26,7 +26,7 @@ from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.models import checkpoint
 from genplan.models.plangpt import data
-from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings
+from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings, domain_of_text
 
 log = logging.getLogger("genplan")
 
@@ -78,13 +78,11 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
     val_cases, val_doc, _ = _cases(files.get("validation", []), settings, seed, "validation")
     traj_path = _split_files(files["train"], ".json.gz")[0]
     with domain_file(doc, traj_path) as dom_path:
-        if domain_key(dom_path) != domain:
-            raise GenplanError(f"--domain {domain!r} is not the domain of the training data "
-                               f"({domain_key(dom_path)!r})", traj_path)
-        from genplan.models.plangpt.model import domain_of_text
-
         domain_pddl = Path(dom_path).read_text(encoding="utf-8")
-    domain_info = domain_of_text(domain_pddl)
+    domain_info = domain_of_text(domain_pddl)  # parsed once, from the copy the checkpoint's text maps to
+    if domain_key(domain_info.path) != domain:
+        raise GenplanError(f"--domain {domain!r} is not the domain of the training data "
+                           f"({domain_key(domain_info.path)!r})", traj_path)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     dev = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
@@ -175,10 +173,14 @@ def _validation_problems(files: list, limit: int) -> list:
     """Problem files of the validation split (for CES), from the trajectories file's records and
     the benchmark folder beside the results layout: <root>/problems/<benchmark>/<domain>/."""
     from genplan import manifest
+    from genplan.paths import problems_of_trajectories
     from genplan.planners.base import Problem
 
     traj = _split_files(files, ".json.gz")[0]
-    bench = traj.parents[3] / "problems" / traj.parent.parent.name / traj.parent.name
+    bench = problems_of_trajectories(traj)
+    if bench is None:
+        raise GenplanError("CES plans the validation problems: the trajectories file must lie in the results "
+                           "layout (<root>/trajectories/<benchmark>/<domain>/validation.json.gz)", traj)
     rows = manifest.read(bench, "validation")
     return [Problem(bench / "domain.pddl", r["path"]) for r in rows[:limit]]
 

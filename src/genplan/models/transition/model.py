@@ -109,7 +109,7 @@ class TransitionModel:
         unknown format or version, or (with expect_domain) a model of another domain."""
         ckpt = checkpoint.read(path)
         if expect_domain is not None:
-            check_domain(ckpt, expect_domain, path)
+            checkpoint.check_domain(ckpt, expect_domain, path)
         return cls.from_envelope(ckpt, path)
 
     @classmethod
@@ -135,8 +135,3 @@ class TransitionModel:
             raise GenplanError(f"corrupt checkpoint: encoder dimension {encoder.dim} != model dimension {ident['dim']}", path)
         return cls(ckpt, encoder, predictor)
 
-
-def check_domain(ckpt: dict, expect_domain: str, path) -> None:
-    ident = ckpt["identity"]
-    if expect_domain not in (ident["domain"], ident.get("pddl_domain")):
-        raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)

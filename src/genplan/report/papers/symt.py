@@ -33,11 +33,11 @@ def _cells(rows: list[dict]) -> dict[tuple, dict]:
             if r["system"] in {s for s, _ in SYSTEMS} and r["strategy"] in VARIANTS]
     out = {}
     for key, rs in aggregate.group(mine, ("benchmark", "domain", "split", "system", "variant")).items():
-        per_seed = [sum(r["solved"] == "yes" for r in srs) / len(srs)
-                    for _, srs in sorted(aggregate.group(rs, ("seed",)).items())]
+        seeds = aggregate.group(rs, ("seed",))
+        per_seed = [sum(r["solved"] == "yes" for r in srs) / len(srs) for _, srs in sorted(seeds.items())]
         mean, std = aggregate.mean_std(per_seed)
         out[key] = {"mean": mean, "std": std if len(per_seed) > 1 else None, "n_seeds": len(per_seed),
-                    "n_problems": max(len(srs) for srs in aggregate.group(rs, ("seed",)).values())}
+                    "n_problems": max(len(srs) for srs in seeds.values())}
     return out
 
 
