@@ -78,6 +78,9 @@ def check_models(models: dict) -> list[str]:
             if kind not in fam.strategy_kinds:
                 problems.append(f"models.{name}.strategies: {s!r} is a {kind} strategy; family {fam.name} offers "
                                 f"{list(fam.strategy_kinds)} strategies")
+        for s in entry.get("strategy_splits") or {}:
+            if s not in entry.get("strategies", []):
+                problems.append(f"models.{name}.strategy_splits: {s!r} is not among the model's strategies")
         problems += [f"models.{name}: {p}" for p in fam.impl.check(name, entry)]
     return problems
 

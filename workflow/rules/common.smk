@@ -100,12 +100,14 @@ def stats_args(wildcards):
 
 # --- Models of every family: training, evaluation, reports ---
 
+PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "generate")  # never a parameter of the weights
+
 
 def model_settings(wildcards):
     """The model's config entry (JSON) minus what only schedules or plans with it (seeds,
     strategies, generate): what decides the trained weights, so that adding a seed or a strategy
     retrains nothing."""
-    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in ("seeds", "strategies", "generate")}
+    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in PLANNING_ONLY}
     return json.dumps(entry, sort_keys=True)
 
 
@@ -155,8 +157,8 @@ def evaluation_outputs():
         for b in config["benchmarks"]
         for d in config["domains"]
         for m, s in model_jobs()
-        for split in config["evaluation"]["splits"]
         for strategy in MODELS[m]["strategies"]
+        for split in MODELS[m].get("strategy_splits", {}).get(strategy, config["evaluation"]["splits"])
     ]
 
 

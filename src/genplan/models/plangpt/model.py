@@ -37,6 +37,7 @@ class TrainSettings:
     examples: int = 2000  # symt protocol: states sampled from the training state spaces
     suffixes: bool = True  # plangpt protocol: every suffix of every plan too
     ces_problems: int = 20  # CES: validation problems planned (greedy) per selection
+    track_coverage: bool = False  # CE too plans the validation problems every epoch (logged, not selected on)
     checkpoint_every: int = 1
 
 
@@ -54,7 +55,7 @@ class PlanGPTSettings:
     @classmethod
     def from_entry(cls, entry: dict) -> "PlanGPTSettings":
         """From a config model entry (family, seeds and strategies ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "generate")}
+        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "strategy_splits", "generate")}
         try:
             return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
                           "train": TrainSettings(**(keys.get("train") or {}))})

@@ -128,11 +128,12 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
         return total / max(count, 1.0)
 
     curve: list[dict] = []
-    ces_problems = _validation_problems(files.get("validation", []), tr.ces_problems) if tr.stop == "ces" else []
+    planned = tr.stop == "ces" or tr.track_coverage  # PlanGPT Figure 3: both curves of one run
+    ces_problems = _validation_problems(files.get("validation", []), tr.ces_problems) if planned else []
 
     def select(m) -> float:
         row = {"val_loss": val_loss(m)}
-        if tr.stop == "ces":
+        if planned:
             row["val_coverage"] = _coverage(model, ces_problems)
         curve.append(row)
         return row["val_coverage"] if tr.stop == "ces" else row["val_loss"]

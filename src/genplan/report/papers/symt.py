@@ -30,7 +30,8 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_
 def _cells(rows: list[dict]) -> dict[tuple, dict]:
     """(benchmark, domain, split, system, variant) -> coverage over seeds."""
     mine = [{**r, "variant": VARIANTS[r["strategy"]]} for r in rows
-            if r["system"] in {s for s, _ in SYSTEMS} and r["strategy"] in VARIANTS]
+            if r["system"] in {s for s, _ in SYSTEMS} and r["strategy"] in VARIANTS
+            and not (r["system"] == "plangpt" and r.get("variant") == "ces")]  # SymT trained PlanGPT with CE
     out = {}
     for key, rs in aggregate.group(mine, ("benchmark", "domain", "split", "system", "variant")).items():
         seeds = aggregate.group(rs, ("seed",))
