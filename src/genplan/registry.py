@@ -48,6 +48,8 @@ FAMILIES: dict[str, Family] = {
         Family("plangpt", "genplan.models.plangpt.family", ("trajectories", "statespaces"),
                ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp", "prefix"), gpu=True,
                default_strategy="greedy"),
+        Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
+               ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
     )
 }
 

@@ -14,7 +14,8 @@ log = logging.getLogger("genplan")
 STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pooled (our beam), beam3-reference "
                  "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
                  "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
-                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK; see genplan.planners.strategies")
+                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK. diffusion: unmask-TN[-BK][-tauX] "
+                 "(N steps, K blocks, Gumbel temperature X), unmask-TN-applicable; see genplan.planners.strategies")
 
 
 def cmd_train(a) -> int:
@@ -69,8 +70,15 @@ def cmd_solve(a) -> int:
         from genplan.pddl_io import read_plan
 
         reference = read_plan(a.reference_plan)
-    outcome, text = solve(planner(model, strategy, _planning_settings(a)), a.domain, a.problem, a.out,
-                          reference)
+    plan_with = planner(model, strategy, _planning_settings(a))
+    if a.trace is not None:
+        if not hasattr(plan_with, "trace_path"):
+            from genplan.errors import GenplanError
+
+            raise GenplanError(f"strategy {strategy!r} of family {model.family} has no trace (diffusion's unmask "
+                               "strategies have)")
+        plan_with.trace_path = a.trace
+    outcome, text = solve(plan_with, a.domain, a.problem, a.out, reference)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)
     print(summary_line(outcome, a.problem))
@@ -137,6 +145,8 @@ def add_parsers(sub) -> None:
     s.add_argument("--reference-plan", default=None,
                    help="a plan of the problem whose prefix prefixP-greedy completes (plan completion)")
     s.add_argument("--out", default=None, help="plan file, written only for a valid plan (default: stdout)")
+    s.add_argument("--trace", default=None,
+                   help="diffusion: write the unmasking trace (per step the sequence, #<MASK>, #<PAD>) to this JSON file")
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("evaluate", formatter_class=fmt,

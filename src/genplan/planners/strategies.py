@@ -14,7 +14,9 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
 | `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
 | `prefix40-greedy`           | prefix   | the first 40 % of a reference plan given, the rest greedy | plangpt |
-| `unmask-T20`                | unmask   | T = 20 unmasking steps                       | diffusion (to come) |
+| `unmask-T20`                | unmask   | T = 20 unmasking steps (confidence-based)    | diffusion  |
+| `unmask-T20-B4-tau0.5`      | unmask   | T = 20, 4 semi-autoregressive blocks, Gumbel tau 0.5 | diffusion |
+| `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
 beam (`pooled` | `reference`) and whether inference embeds static atoms (`statics`), each its own
@@ -26,6 +28,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# diffusion: T steps, optionally B semi-autoregressive blocks and a Gumbel temperature tau
+_UNMASK = r"unmask-T(?P<steps>[1-9][0-9]*)(-B(?P<blocks>[1-9][0-9]*))?(-tau(?P<tau>[0-9]+(\.[0-9]+)?))?"
+
+
+def _unmask_params(m) -> dict:
+    return {"steps": int(m["steps"]), "blocks": int(m["blocks"] or 1), "tau": float(m["tau"] or 0.0)}
+
+
 _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "beam": (re.compile(r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?"),
              lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None}),
@@ -36,12 +46,14 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
                   lambda m: {"beams": int(m["beams"]), "anyvalid": m["anyvalid"] is not None}),
     "topp": (re.compile(r"topp(?P<p>0\.[0-9]*[1-9][0-9]*|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
              lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
-    "unmask": (re.compile(r"unmask-T(?P<steps>[1-9][0-9]*)"), lambda m: {"steps": int(m["steps"])}),
+    "unmask": (re.compile(_UNMASK), _unmask_params),
+    "unmask-applicable": (re.compile(_UNMASK + "-applicable"), _unmask_params),
     "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
 }
 KINDS = tuple(_KINDS)
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
-            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "unmask-T20")
+            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "unmask-T20",
+            "unmask-T20-B4-tau0.5", "unmask-T20-applicable")
 
 
 @dataclass(frozen=True)

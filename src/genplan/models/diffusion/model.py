@@ -1,0 +1,198 @@
+"""The masked-diffusion plan generator (plan-diffusion.md, "Plan Diffusion"; LLaDA, Nie et al.
+2025, whose recipe the paper follows): a bidirectional transformer (genplan.nn.Transformer, rotary
+positions, no time input) reads ``[condition; <BOS> plan]`` and predicts the clean token at every
+plan position.
+
+- condition: one token per ground atom (genplan.models.diffusion.atoms): the state's fluent and static
+  atoms, then the goal atoms in a disjoint region, embedded by their own table (`Denoiser.atoms`);
+  every condition token and `<BOS>` sit at rotary position 0 (the paper's Appendix A: RoPE shifted
+  "by a dynamic offset to match the <BOS> token"), so the order of the atoms carries no
+  information; plan positions are 1, 2, ... after `<BOS>`;
+- plan: `<BOS>`, per action one schema token and one token per argument, `<EOS>`, `<PAD>` to
+  `max_plan_tokens` positions after `<BOS>`, in the plan vocabulary (genplan.tokens.vocab:
+  `<start>` is BOS, `<end>` EOS, `<pad>` PAD, `<mask>` MASK).
+
+`DiffusionModel` holds what planning needs (vocabularies, network, settings, identity) and goes in
+and out of the checkpoint envelope of genplan.models.checkpoint (family "diffusion")."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch import nn
+
+from genplan.errors import GenplanError
+
+SCHEDULES = ("uniform", "beta")
+
+
+@dataclass
+class NetworkSettings:
+    d_model: int = 128
+    n_heads: int = 4
+    n_layers: int = 2
+    d_ff: int | None = None
+    dropout: float = 0.0
+    rope_base: float = 10000.0
+    share_weights: bool = False  # one block applied n_layers times (SymT; its L_hid needs it)
+
+
+@dataclass
+class TrainSettings:
+    epochs: int = 20
+    batch_size: int = 32
+    lr: float = 3e-4
+    warmup_steps: int = 50
+    weight_decay: float = 0.01
+    grad_clip: float | None = 1.0
+    patience: int | None = 5  # epochs without a lower validation loss before stopping (None: never)
+    examples: int = 2000  # states sampled from the training state spaces
+    schedule: str = "uniform"  # masking rate t ~ U(eps, 1), or `beta`: t ~ Beta(beta_a, beta_b) clipped to [eps, 1]
+    beta_a: float = 2.0
+    beta_b: float = 1.0  # Beta(2, 1): density 2t, biased toward high masking rates
+    eps: float = 1e-3
+    pad_weight: float = 1.0  # weight of the CE of <PAD> targets (1: the paper's loss; see train.py)
+    symmetry: str | None = None  # None, or rename-one | rename-both: SymT's contrastive losses on two renamed copies
+    symmetry_weights: tuple = (1.0, 1.0, 1.0)  # w1 L_pred + w2 L_att + w3 L_hid
+    checkpoint_every: int = 1
+
+
+@dataclass
+class DiffusionSettings:
+    object_pool: int = 32  # object tokens o0..oK-1 (one global pool: atom tokens are defined over it)
+    max_plan_tokens: int = 220  # plan positions after <BOS> (schema and argument tokens, <EOS>, <PAD>)
+    rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    train: TrainSettings = field(default_factory=TrainSettings)
+
+    @classmethod
+    def from_entry(cls, entry: dict) -> "DiffusionSettings":
+        """From a config model entry (family, seeds, strategies and generate ignored)."""
+        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "generate")}
+        try:
+            train = dict(keys.get("train") or {})
+            if "symmetry_weights" in train:
+                train["symmetry_weights"] = tuple(train["symmetry_weights"])
+            s = cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
+                       "train": TrainSettings(**train)})
+        except TypeError as exc:
+            raise GenplanError(f"invalid diffusion settings: {exc}") from None
+        problems = s.problems()
+        if problems:
+            raise GenplanError("invalid diffusion settings: " + "; ".join(problems))
+        return s
+
+    def problems(self) -> list[str]:
+        out = []
+        tr = self.train
+        if tr.schedule not in SCHEDULES:
+            out.append(f"train.schedule {tr.schedule!r} is not one of {list(SCHEDULES)}")
+        if not 0 < tr.eps < 1:
+            out.append(f"train.eps {tr.eps} is not in (0, 1)")
+        if tr.beta_a <= 0 or tr.beta_b <= 0:
+            out.append("train.beta_a and train.beta_b must be positive")
+        if tr.pad_weight < 0:
+            out.append("train.pad_weight must be >= 0")
+        if tr.symmetry not in (None, "rename-one", "rename-both"):
+            out.append(f"train.symmetry {tr.symmetry!r} is not one of [null, rename-one, rename-both]")
+        if self.rename not in ("random", "sorted"):
+            out.append(f"rename {self.rename!r} is not random or sorted")
+        if not isinstance(self.object_pool, int) or isinstance(self.object_pool, bool) or self.object_pool < 1:
+            out.append("object_pool must be a positive integer (one global pool)")
+        if self.max_plan_tokens < 2:
+            out.append("max_plan_tokens must be at least 2")
+        return out
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
+        return d
+
+
+class Denoiser(nn.Module):
+    """The shared transformer core, bidirectional with rotary positions, over the plan vocabulary,
+    plus an embedding table for the atom tokens of the condition."""
+
+    def __init__(self, config, atom_tokens: int):
+        super().__init__()
+        from genplan.nn.transformer import Transformer
+
+        self.core = Transformer(config)
+        self.atoms = nn.Embedding(max(1, atom_tokens), config.d_model)
+        nn.init.normal_(self.atoms.weight, mean=0.0, std=0.02)
+
+    @property
+    def config(self):
+        return self.core.config
+
+    def forward(self, cond: torch.Tensor, cond_mask: torch.Tensor, plan: torch.Tensor,
+                return_attentions: bool = False, return_hidden: bool = False):
+        """cond [B,C] atom ids (padding anywhere, cond_mask [B,C] True at real atoms), plan [B,1+L]
+        (`<BOS>` first). Returns the core's TransformerOutput over all C+1+L positions; the plan's
+        logits are ``out.logits[:, C:]``."""
+        B, C = cond.shape
+        L1 = plan.shape[1]
+        x = torch.cat([self.atoms(cond), self.core.wte(plan)], dim=1)
+        mask = torch.cat([cond_mask.bool(), torch.ones(B, L1, dtype=torch.bool, device=plan.device)], dim=1)
+        pos = torch.cat([torch.zeros(C, device=plan.device), torch.arange(L1, device=plan.device)])
+        offset = (pos - torch.arange(C + L1, device=plan.device))[None]
+        return self.core(inputs_embeds=x, attention_mask=mask, position_offset=offset,
+                         return_attentions=return_attentions, return_hidden=return_hidden)
+
+    def plan_logits(self, cond, cond_mask, plan) -> torch.Tensor:
+        return self(cond, cond_mask, plan).logits[:, cond.shape[1]:]
+
+
+def network_config(vocab, settings: DiffusionSettings) -> dict:
+    """The TransformerConfig arguments of a model (stored in the checkpoint)."""
+    n = settings.network
+    return dict(vocab_size=len(vocab), max_len=settings.max_plan_tokens + 1, d_model=n.d_model, n_heads=n.n_heads,
+                n_layers=n.n_layers, d_ff=n.d_ff, dropout=n.dropout, causal=False, positions="rotary",
+                rope_base=n.rope_base, share_weights=n.share_weights, pad_id=vocab.pad_id)
+
+
+class DiffusionModel:
+    family = "diffusion"
+    system = "diffusion"
+
+    def __init__(self, identity: dict, vocab, atoms, net: Denoiser, settings: DiffusionSettings, domain_info):
+        self.identity, self.vocab, self.atoms, self.net, self.settings = identity, vocab, atoms, net, settings
+        self.domain_info = domain_info
+        self.name, self.domain, self.seed = identity["name"], identity["domain"], identity["seed"]
+
+    @property
+    def variant(self) -> str:
+        return variant_of(self.settings)
+
+    @classmethod
+    def from_envelope(cls, env: dict, path) -> "DiffusionModel":
+        from genplan.models.plangpt.model import domain_of_text
+        from genplan.nn.transformer import TransformerConfig
+        from genplan.models.diffusion.atoms import AtomVocabulary
+        from genplan.tokens.vocab import Vocabulary
+
+        try:
+            settings = DiffusionSettings.from_entry(env["config"]["settings"])
+            vocab = Vocabulary.from_dict(env["vocabulary"])
+            atoms = AtomVocabulary(vocab)
+            net = Denoiser(TransformerConfig(**env["config"]["network"]), len(atoms))
+            net.load_state_dict(env["weights"])
+            net.eval()
+            domain_info = domain_of_text(env["config"]["domain_pddl"])
+        except GenplanError:
+            raise
+        except Exception as exc:  # torch and the tokens layer raise their own errors
+            raise GenplanError(f"corrupt diffusion checkpoint: {type(exc).__name__}: {str(exc)[:200]}", path) from None
+        return cls(env["identity"], vocab, atoms, net, settings, domain_info)
+
+
+def variant_of(settings: DiffusionSettings) -> str:
+    """The paper's variant name (`confidence_remask`, as published_results.csv) for the paper's
+    training; the future-work variants append what they change."""
+    v = "confidence_remask"
+    if settings.train.schedule == "beta":
+        v += "-beta"
+    if settings.train.symmetry:
+        v += "-symmetry"
+    return v

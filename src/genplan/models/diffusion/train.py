@@ -1,0 +1,230 @@
+"""One diffusion training job: (name, settings, domain, seed) -> checkpoint envelope, training log
+(CSV, one row per epoch) and summary, in the shared loop (genplan.training: AdamW, warmup and
+cosine decay, clipping, bf16 on CUDA, best weights by validation loss, resumable partial states,
+divergence counts, patience).
+
+The loss is the masked-diffusion loss of the paper's Eq. 1 as LLaDA trains it: per sequence
+t ~ U(eps, 1) (eps = 1e-3), each plan token masked with probability t, cross-entropy at the masked
+positions only, each weighted 1/t, summed and divided by the number of plan positions L (and the
+batch). `schedule: beta` draws t from Beta(beta_a, beta_b) instead (the paper's second
+future-work direction: more heavily corrupted inputs); the 1/t weight is kept.
+
+<PAD> dominance. With L = 220 plan positions and Blocksworld plans of 10-40 tokens, 80-95 % of the
+targets are <PAD>: the paper's loss spends most of its weight there, and confidence-based
+unmasking commits the padding first (its Table 2). We keep the paper's loss as the default
+(`pad_weight: 1`) and offer `pad_weight` < 1, which multiplies the CE of <PAD> targets; the
+summary reports the share of the loss weight on <PAD> targets (`pad_weight_share`, measured on
+the training data at t = 1, where every position is masked) so that the effect of a setting is
+visible. <EOS> stays an ordinary target.
+
+Symmetry-aware training (`symmetry: rename-one | rename-both`, the paper's first future-work
+direction): each example is encoded under two renamings (genplan.nn.contrastive.renaming_pair),
+masked alike, and the loss is w1 mean(L_pred) + w2 L_att + w3 L_hid (SymT's contrastive losses over
+the denoiser's attention probabilities and hidden states, padding excluded)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from genplan import atomic
+from genplan.errors import GenplanError
+from genplan.models import checkpoint
+from genplan.models.diffusion import data
+from genplan.models.diffusion.model import (DiffusionModel, DiffusionSettings, Denoiser, network_config,
+                                            variant_of)
+
+log = logging.getLogger("genplan")
+
+
+def _files(files: list, suffix: str) -> list[Path]:
+    return [Path(f) for f in files if str(f).endswith(suffix)]
+
+
+def _cases(files: dict, settings: DiffusionSettings, seed: int):
+    """Training cases (sampled states), validation cases (the validation problems' plans) and the
+    trajectories document of the training split (for the domain)."""
+    from genplan.models.plangpt.data import statespace_cases, trajectory_cases
+    from genplan.stages.trajectories import load
+
+    train, val = files.get("train", []), files.get("validation", [])
+    tables, trajs, vtrajs = _files(train, ".csv"), _files(train, ".json.gz"), _files(val, ".json.gz")
+    if not tables or not trajs or not vtrajs:
+        raise GenplanError("diffusion trains on the training split's state spaces (statespaces/<benchmark>/<domain>/"
+                           "train.csv) and its trajectories (.json.gz), and validates on the validation split's "
+                           f"trajectories; got --train {train} --validation {val}")
+    doc = load(trajs[0])
+    cases = statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)
+    return cases, trajectory_cases(load(vtrajs[0]), suffixes=False), doc, trajs[0]
+
+
+def pad_share(plans: list[list[int]], pad_id: int, pad_weight: float) -> float:
+    """The share of the loss weight on <PAD> targets when every plan position is masked."""
+    arr = np.asarray(plans)[:, 1:]
+    pads = float((arr == pad_id).sum()) * pad_weight
+    return pads / max(pads + float((arr != pad_id).sum()), 1e-12)
+
+
+def train_diffusion(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
+                    summary_json=None, threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
+    from genplan.models.plangpt.model import domain_of_text
+    from genplan.nn.transformer import TransformerConfig, parameter_count
+    from genplan.planners.solve import domain_key
+    from genplan.stages.trajectories import domain_file
+    from genplan.models.diffusion.atoms import AtomVocabulary
+    from genplan.tokens.vocab import Vocabulary
+    from genplan.training import LoopConfig, fit
+
+    start = time.perf_counter()
+    settings = DiffusionSettings.from_entry(entry)
+    train_cases, val_cases, doc, traj_path = _cases(files, settings, seed)
+    with domain_file(doc, traj_path) as dom_path:
+        domain_pddl = Path(dom_path).read_text(encoding="utf-8")
+    domain_info = domain_of_text(domain_pddl)
+    if domain_key(domain_info.path) != domain:
+        raise GenplanError(f"--domain {domain!r} is not the domain of the training data "
+                           f"({domain_key(domain_info.path)!r})", traj_path)
+    need = max(len(c.objects) for c in train_cases + val_cases)
+    if settings.object_pool < need:
+        raise GenplanError(f"object_pool {settings.object_pool} is smaller than the {need} objects of a training or "
+                           "validation problem: raise it")
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    dev = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
+    vocab = Vocabulary.for_domain(domain_info, settings.object_pool)
+    atoms = AtomVocabulary(vocab)
+    width, tr = settings.max_plan_tokens, settings.train
+    rng = np.random.default_rng(seed)
+    t_conds, t_plans, t_skip = data.encode(train_cases, vocab, atoms, domain_info, rng, width, settings.rename)
+    v_conds, v_plans, v_skip = data.encode(val_cases, vocab, atoms, domain_info, rng, width, "sorted")
+    if t_skip:
+        log.warning("%s %s: %d of %d training plans do not fit max_plan_tokens %d: skipped", name, domain, t_skip,
+                    len(train_cases), width)
+    if not t_plans or not v_plans:
+        raise GenplanError(f"no training or validation plan fits max_plan_tokens {width} "
+                           f"(skipped {t_skip} training, {v_skip} validation)")
+    net_cfg = network_config(vocab, settings)
+    net = Denoiser(TransformerConfig(**net_cfg), len(atoms))
+    identity = {"name": name, "domain": domain, "pddl_domain": domain_info.name, "seed": seed}
+    model = DiffusionModel(identity, vocab, atoms, net, settings, domain_info)
+    beta = (tr.beta_a, tr.beta_b)
+    sym = None
+    if tr.symmetry:
+        from genplan.nn import contrastive
+
+        sym = contrastive
+
+    def forward_loss(m, cond, cmask, plan, t, noise):
+        noisy, masked = data.corrupt(plan, t, noise, vocab.mask_id)
+        out = m(cond, cmask, noisy, return_attentions=sym is not None, return_hidden=sym is not None)
+        w = data.loss_weights(masked, t, plan, cond.shape[1], vocab.pad_id, tr.pad_weight)
+        return data.diffusion_loss(out.logits, data.full_targets(cond, plan), w), out
+
+    def loss_fn(m, batch):
+        if sym is None:
+            cond, cmask, plan, t, noise = (x.to(dev) for x in batch)
+            return forward_loss(m, cond, cmask, plan, t, noise)[0]
+        (c1, c2, cmask, plan1, plan2, t, noise) = (x.to(dev) for x in batch)
+        l1, o1 = forward_loss(m, c1, cmask, plan1, t, noise)
+        l2, o2 = forward_loss(m, c2, cmask, plan2, t, noise)
+        real = torch.cat([cmask, torch.ones_like(plan1, dtype=torch.bool)], dim=1)
+        att, hid = sym.contrastive_losses([o1], [o2], net.config.head_dim, masks=[real])
+        loss = sym.combine((l1 + l2) / 2, att, hid, tr.symmetry_weights)
+        return loss, {"l_pred": float((l1 + l2) / 2), "l_att": float(att), "l_hid": float(hid)}
+
+    def make_batches(gen):
+        """Objects renamed afresh every epoch, from the loop's generator (resumable)."""
+        epoch_rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        order = torch.randperm(len(train_cases), generator=gen).tolist()
+        cases = [train_cases[i] for i in order]
+        if sym is None:
+            conds, plans, _ = data.encode(cases, vocab, atoms, domain_info, epoch_rng, width, settings.rename)
+            return data.batches(conds, plans, tr.batch_size, list(range(len(plans))), gen, tr.schedule, tr.eps, beta)
+        return _pair_batches(cases, vocab, atoms, domain_info, epoch_rng, gen, settings, sym)
+
+    v_gen = torch.Generator().manual_seed(seed)
+    v_batches = list(data.batches(v_conds, v_plans, tr.batch_size, list(range(len(v_plans))), v_gen, "uniform",
+                                  tr.eps))  # fixed masks: the selection score is deterministic
+
+    def val_loss(m) -> float:
+        m.eval()
+        total = n = 0.0
+        with torch.no_grad():
+            for cond, cmask, plan, t, noise in v_batches:
+                loss, _ = forward_loss(m, cond.to(dev), cmask.to(dev), plan.to(dev), t.to(dev), noise.to(dev))
+                total += float(loss) * len(plan)
+                n += len(plan)
+        m.train()
+        return total / max(n, 1.0)
+
+    steps = -(-len(t_plans) // tr.batch_size)
+    cfg = LoopConfig(epochs=tr.epochs, lr=tr.lr, schedule="cosine", warmup_steps=tr.warmup_steps, min_lr=tr.lr / 10,
+                     weight_decay=tr.weight_decay, grad_clip=tr.grad_clip, checkpoint_every=tr.checkpoint_every,
+                     patience=tr.patience)
+    partial = Path(out).with_name(Path(out).name + ".partial")
+    digest = hashlib.sha256(json.dumps([t_conds[:200], t_plans[:200], v_plans, domain_pddl]).encode()).hexdigest()[:16]
+    job = {"name": name, "domain": domain, "seed": seed, "settings": settings.to_dict(), "data": digest}
+    state = fit(net, loss_fn, make_batches, cfg, seed=seed, device=dev, select=val_loss, partial=partial, job=job,
+                on_epoch=on_epoch, steps_per_epoch=steps, desc=f"{name} {domain}", score_name="val loss")
+    net.load_state_dict(state["best_weights"])
+    net.eval()
+    summary = {"model": name, "family": "diffusion", "variant": variant_of(settings), "domain": domain, "seed": seed,
+               "device": dev, "parameters": parameter_count(net), "vocabulary": len(vocab), "atom_tokens": len(atoms),
+               "max_plan_tokens": width, "schedule": tr.schedule, "pad_weight": tr.pad_weight,
+               "pad_weight_share": round(pad_share(t_plans, vocab.pad_id, tr.pad_weight), 4),
+               "symmetry": tr.symmetry, "train_sequences": len(t_plans), "train_skipped_too_long": t_skip,
+               "val_sequences": len(v_plans), "val_skipped_too_long": v_skip, "epochs": state["epoch"],
+               "best_epoch": state["best_epoch"], "best_score": state["best_score"],
+               "divergences": state["divergences"], "resumed_from_epoch": state["resumed_from"],
+               "train_time_s": state["train_time_s"], "job_time_s": time.perf_counter() - start}
+    config = {"settings": {**settings.to_dict(), "family": "diffusion"}, "network": net_cfg, "domain_pddl": domain_pddl}
+    training = {k: state[k] for k in ("epoch", "best_epoch", "best_score", "divergences")}
+    checkpoint.save(out, checkpoint.envelope("diffusion", identity, {k: v.cpu() for k, v in net.state_dict().items()},
+                                             config, vocab.to_dict(), training, summary))
+    if log_csv:
+        _write_log(log_csv, state["history"])
+    if summary_json:
+        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
+    partial.unlink(missing_ok=True)
+    del model
+    return summary
+
+
+def _pair_batches(cases, vocab, atoms, domain_info, rng, gen, settings, sym):
+    """Batches of two renamed copies of each example, masked alike: (cond of X, cond of X', cond
+    mask, plan of X, plan of X', t, noise); token i of one copy stands for what token i of the
+    other does (genplan.models.diffusion.atoms keeps the atoms' own order)."""
+    tr, width = settings.train, settings.max_plan_tokens
+    pairs = [sym.renaming_pair(c.objects, None, vocab, rng, tr.symmetry, per_type=False) for c in cases]
+    c1, p1, _ = data.encode(cases, vocab, atoms, domain_info, rng, width, renamings=[a for a, _ in pairs])
+    c2, p2, _ = data.encode(cases, vocab, atoms, domain_info, rng, width, renamings=[b for _, b in pairs])
+    for i in range(0, len(p1), tr.batch_size):
+        rows = list(range(i, min(i + tr.batch_size, len(p1))))
+        cond1, cmask = data.pad_conditions([c1[r] for r in rows])
+        cond2, _ = data.pad_conditions([c2[r] for r in rows])
+        plan1 = torch.tensor([p1[r] for r in rows], dtype=torch.long)
+        plan2 = torch.tensor([p2[r] for r in rows], dtype=torch.long)
+        t = data.sample_rates(len(rows), gen, tr.schedule, tr.eps, (tr.beta_a, tr.beta_b))
+        noise = torch.rand(plan1.shape, generator=gen)
+        yield cond1, cond2, cmask, plan1, plan2, t, noise
+
+
+def _write_log(path, history) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    known = {"epoch", "step", "train_loss", "score", "lr", "grad_norm", "seconds"}
+    extra = sorted({k for row in history for k in row} - known)  # the symmetric losses' parts
+    w.writerow(["epoch", "train_loss", "val_loss", "lr", "seconds", *extra])
+    for row in history:
+        w.writerow([row["epoch"], f"{row['train_loss']:.6f}",
+                    "" if row.get("score") is None else f"{row['score']:.6f}", f"{row['lr']:.3g}",
+                    f"{row['seconds']:.2f}", *(f"{row[k]:.6f}" if k in row else "" for k in extra)])
+    atomic.write_text(path, buf.getvalue())
