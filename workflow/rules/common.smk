@@ -100,7 +100,7 @@ def stats_args(wildcards):
 
 # --- Models of every family: training, evaluation, reports ---
 
-PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "generate")  # never a parameter of the weights
+PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "generate", "search")  # never a parameter of the weights
 
 
 def model_settings(wildcards):
@@ -148,7 +148,7 @@ def training_outputs():
 def planning_settings(wildcards):
     """The model entry's planning settings (JSON) for `genplan evaluate --settings`."""
     entry = MODELS[wildcards.model]
-    return json.dumps({k: entry[k] for k in ("decode", "generate") if k in entry}, sort_keys=True)
+    return json.dumps({k: entry[k] for k in ("decode", "generate", "search") if k in entry}, sort_keys=True)
 
 
 def evaluation_outputs():
@@ -163,7 +163,8 @@ def evaluation_outputs():
 
 
 def state_centric_report_inputs(wildcards):
-    out = [f for f in evaluation_outputs() if MODELS[Path(f).parts[-3]]["family"] == "transition"]
+    tabled = ("transition", "plangpt", "symt")  # Table 1 copies the sequence models' columns from SymT's
+    out = [f for f in evaluation_outputs() if MODELS[Path(f).parts[-3]]["family"] in tabled]
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out += [L.plans_table(b, d, s) for s in EVAL_SPLITS]
@@ -196,8 +197,29 @@ def symt_outputs():
     return report_outputs("symt", config["results_dir"]) if sequence_models() else []
 
 
+def family_models(name):
+    return [m for m, entry in MODELS.items() if entry["family"] == name]
+
+
+def plangpt_report_inputs(wildcards):
+    mine = set(family_models("plangpt"))
+    out = [f for f in evaluation_outputs() if Path(f).parts[-3] in mine]
+    for b in config["benchmarks"]:
+        for d in config["domains"]:
+            for m, s in model_jobs():
+                if m in mine:
+                    out += [L.training_summary(b, d, m, s), L.training_log(b, d, m, s)]
+    return out
+
+
+def plangpt_outputs():
+    """PlanGPT's Tables 1 and 2 and Figure 3 (nothing without a PlanGPT model)."""
+    return report_outputs("plangpt", config["results_dir"]) if family_models("plangpt") else []
+
+
 def all_outputs():
     return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs() + symt_outputs()
+            + plangpt_outputs()
             + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
 
 

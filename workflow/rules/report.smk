@@ -35,3 +35,23 @@ rule report_symt:
         "../../envs/report.yaml"
     shell:
         "genplan report symt --results {params.results:q} 2> {log:q}"
+
+
+# Stage 8 (PlanGPT paper): Table 1 (CE vs CES under greedy, multibeam and top-p decoding), Table 2
+# (top-p with CES on the extrapolation split, against the IPC sets) and Figure 3 (validation loss
+# and coverage per epoch with both stop points), from the PlanGPT models' CSVs, summaries and logs.
+
+
+rule report_plangpt:
+    input:
+        plangpt_report_inputs,
+    output:
+        report_outputs("plangpt", config["results_dir"]),
+    params:
+        results=results_root_of,
+    log:
+        L.log("report", "plangpt"),
+    conda:
+        "../../envs/report.yaml"
+    shell:
+        "genplan report plangpt --results {params.results:q} 2> {log:q}"

@@ -22,6 +22,11 @@ REPORTS = {
         "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")],
         "figures": [],
     },
+    "plangpt": {
+        "module": "genplan.report.papers.plangpt",
+        "tables": [(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")] + [("plangpt-figure3-stops", "csv")],
+        "figures": [("plangpt-figure3", ext) for ext in ("png", "pdf")],
+    },
 }
 
 

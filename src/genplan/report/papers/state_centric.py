@@ -16,6 +16,7 @@ from genplan.planners import strategies
 from genplan.stages.plans import best_known_lengths
 from genplan.report import aggregate, collect, figures, render
 from genplan.report.papers import state_centric_agreement as agreement
+from genplan.report.papers import state_centric_others as others
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"
@@ -29,11 +30,14 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_
 
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     pub = Published.load(PAPER, published_path)
-    evals = decoder_rows_of(collect.evaluation_rows(results))
+    every = collect.evaluation_rows(results)
+    evals = decoder_rows_of(every)
     plans = collect.plans_tables(results)
     cov = aggregate.coverage(evals)
     t1 = table1_rows(cov, plans, pub)
-    written = _write(out_dir / "tables" / f"{NAME}-table1", t1, COLUMNS, table1_grids(t1, pub), "Table 1")
+    seq = others.table1_rows(every, pub, _row)  # PlanGPT and SymT columns
+    grids = table1_grids(t1, pub) + others.grids(seq, pub, DOMAINS, _cell)
+    written = _write(out_dir / "tables" / f"{NAME}-table1", t1 + seq, COLUMNS, grids, "Table 1")
     t3 = table3_rows(collect.training_summaries(results), pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
                       table3_grids(t3), "Table 3")
