@@ -48,6 +48,9 @@ FAMILIES: dict[str, Family] = {
         Family("plangpt", "genplan.models.plangpt.family", ("trajectories", "statespaces"),
                ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp", "prefix"), gpu=True,
                default_strategy="greedy"),
+        Family("symt", "genplan.models.symt.family", ("trajectories", "statespaces"),
+               ("heuristic-greedy", "greedy", "greedy-applicable", "greedy-reground"), gpu=True,
+               default_strategy="greedy"),  # SymT^E models plan with heuristic-greedy (their default_strategy)
         Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
     )

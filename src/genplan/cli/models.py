@@ -64,7 +64,7 @@ def cmd_solve(a) -> int:
     if a.strategy is not None:
         parse(a.strategy)  # a misspelt strategy is named before the model loads
     model = load_model(a.model, a.domain)
-    strategy = a.strategy or family(model.family).default_strategy
+    strategy = a.strategy or getattr(model, "default_strategy", None) or family(model.family).default_strategy
     reference = None
     if a.reference_plan is not None:
         from genplan.pddl_io import read_plan

@@ -1,4 +1,4 @@
-"""Autoregressive plan generation for the sequence families (PlanGPT now), one planner per named
+"""Autoregressive plan generation for the sequence families (PlanGPT, SymT^ED), one planner per named
 strategy (genplan.planners.strategies), each generation capped at `max_tokens` tokens (500, as
 SymT):
 
@@ -21,7 +21,12 @@ Objects are mapped to the model's pool tokens deterministically (sorted, in pool
 evaluation. Every plan goes back through the inverse map and is simulated with pymimir for the
 attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has the final
 word (genplan.planners.solve). Generation reuses the network's key/value cache: one model call
-per generated token and beam step."""
+per generated token and beam step.
+
+A model other than PlanGPT may bring its own input and network calls: `prompt(state, goal,
+statics, renaming)` (a list whose length is the decoder's tokens so far), `start(prompt, device)
+-> (logits [1, V], cache)`, `step(tokens, cache, device) -> (logits [len(tokens), V], cache)` and
+`context` (the tokens it can hold); SymT^ED does (genplan.models.symt.model)."""
 
 from __future__ import annotations
 
@@ -58,25 +63,45 @@ class SequencePlanner:
     def _device(self):
         return next(self.model.net.parameters()).device  # CES plans with the model being trained (GPU)
 
+    @property
+    def _context(self) -> int:
+        """Tokens the model can hold: the network's context, or the model's own `context`."""
+        return int(getattr(self.model, "context", None) or self.model.net.config.max_len)
+
+    def _prompt(self, state, goal, statics) -> list[int]:
+        """The model's input for a problem state: PlanGPT's token prompt, or the model's own
+        `prompt(state, goal, statics, renaming)` (SymT^ED: the atom set and `<action>`)."""
+        from genplan.tokens.sequences import encode_problem
+
+        own = getattr(self.model, "prompt", None)
+        if own is not None:
+            return own(state, goal, statics, self.renaming)
+        return encode_problem(state, goal, self.renaming, self.model.vocab, order="canonical", statics=statics)
+
     def _start(self, prompt: list[int]):
+        if hasattr(self.model, "start"):  # a model with its own network calls (SymT^ED: encoder, then decoder)
+            self.calls += 1
+            return self.model.start(prompt, self._device)
         with torch.no_grad():
             out = self.model.net(torch.tensor([prompt], device=self._device), use_cache=True)
         self.calls += 1
         return out.logits[:, -1, :].float(), out.past
 
     def _next(self, tokens: list[int], past):
+        if hasattr(self.model, "step"):
+            self.calls += 1
+            return self.model.step(tokens, past, self._device)
         with torch.no_grad():
             out = self.model.net(torch.tensor(tokens, device=self._device)[:, None], past=past, use_cache=True)
         self.calls += 1
         return out.logits[:, -1, :].float(), out.past
 
     def _budget(self, prompt: list[int]) -> int:
-        return max(0, min(self.max_tokens, self.model.net.config.max_len - len(prompt)))
+        return max(0, min(self.max_tokens, self._context - len(prompt)))
 
     # --- one problem ---------------------------------------------------------------------------
     def solve(self, problem) -> Attempt:
         from genplan.tokens.renaming import Renaming
-        from genplan.tokens.sequences import encode_problem
         from genplan.tokens.types import object_types
 
         start = time.perf_counter()
@@ -88,11 +113,10 @@ class SequencePlanner:
         except GenplanError as exc:
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
         self.renaming = renaming
-        prompt = encode_problem(task.init, task.goal, renaming, vocab, order="canonical", statics=task.statics)
-        if len(prompt) >= self.model.net.config.max_len:
+        prompt = self._prompt(task.init, task.goal, task.statics)
+        if len(prompt) >= self._context:
             return Attempt([], "refused", time.perf_counter() - start, counters={
-                "message": f"the problem is {len(prompt)} tokens long, the model's context "
-                           f"{self.model.net.config.max_len}"})
+                "message": f"the problem is {len(prompt)} tokens long, the model's context {self._context}"})
         if self.kind == "prefix":
             if not problem.reference_plan:
                 return Attempt([], "refused", time.perf_counter() - start,
@@ -101,10 +125,10 @@ class SequencePlanner:
             from genplan.tokens.sequences import encode_plan
 
             prompt = prompt + encode_plan(list(given), renaming, vocab)[:-1]  # without <end>
-            if len(prompt) >= self.model.net.config.max_len:
+            if len(prompt) >= self._context:
                 return Attempt([], "refused", time.perf_counter() - start, counters={
                     "message": f"the problem and the plan prefix are {len(prompt)} tokens long, the model's "
-                               f"context {self.model.net.config.max_len}"})
+                               f"context {self._context}"})
             gen, capped = self._sample(prompt)
             plan, reason = self._read(prompt[prompt.index(vocab.id("<action>")) + 1:] + gen, problem, capped)
         elif self.kind == "greedy-reground":
@@ -170,21 +194,18 @@ class SequencePlanner:
 
     def _reground(self, problem, task) -> tuple[list, str]:
         """One action per prompt; the state after it becomes the next prompt's initial state."""
-        from genplan.tokens.sequences import encode_problem
-
         vocab, mimir = self.model.vocab, problem.mimir
         end = vocab.id("<end>")
         state, plan = mimir.initial_state(), []
         while self.tokens < self.max_tokens:
             if mimir.is_goal(state):  # the re-encoded problem is solved: nothing left to generate
                 return plan, "goal"
-            prompt = encode_problem(mimir.fluents(state), task.goal, self.renaming, vocab, order="canonical",
-                                    statics=task.statics)
-            if len(prompt) >= self.model.net.config.max_len:
+            prompt = self._prompt(mimir.fluents(state), task.goal, task.statics)
+            if len(prompt) >= self._context:
                 return plan, "token_cap"
             logits, past = self._start(prompt)
             action: list[int] = []
-            while self.tokens < self.max_tokens and len(prompt) + len(action) < self.model.net.config.max_len:
+            while self.tokens < self.max_tokens and len(prompt) + len(action) < self._context:
                 tok = int(torch.argmax(logits[0]))
                 self.tokens += 1
                 if tok == end and not action:

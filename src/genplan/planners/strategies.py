@@ -14,6 +14,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
 | `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
 | `prefix40-greedy`           | prefix   | the first 40 % of a reference plan given, the rest greedy | plangpt |
+| `heuristic-greedy`          | heuristic-greedy | the successor of lowest learned h, no revisits (SymT's greedy heuristic guidance) | symt |
 | `unmask-T20`                | unmask   | T = 20 unmasking steps (confidence-based)    | diffusion  |
 | `unmask-T20-B4-tau0.5`      | unmask   | T = 20, 4 semi-autoregressive blocks, Gumbel tau 0.5 | diffusion |
 | `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
@@ -49,10 +50,12 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "unmask": (re.compile(_UNMASK), _unmask_params),
     "unmask-applicable": (re.compile(_UNMASK + "-applicable"), _unmask_params),
     "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
+    "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.guidance (SymT^E)
 }
 KINDS = tuple(_KINDS)
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
-            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "unmask-T20",
+            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
+            "unmask-T20",
             "unmask-T20-B4-tau0.5", "unmask-T20-applicable")
 
 

@@ -1,0 +1,80 @@
+"""The symt family in the registry (genplan.registry). A model entry of the config:
+
+    symt_ed:
+      family: symt
+      architecture: encoder_decoder   # encoder: SymT^E (heuristic) | encoder_decoder: SymT^ED (plans)
+      object_pool: 32                 # object tokens o0..o31 (or {type: K} with per_type: true)
+      loss_weights: [1, 1, 1]         # w1 L_pred + w2 L_att + w3 L_hid; [1, 0, 0]: no contrastive loss
+      rename: rename-both             # rename-both | rename-one (the contrastive pairs) | random
+      max_tokens: 500                 # generation cap
+      network: {d_model: 128, n_heads: 4, n_layers: 4, d_token: 32, decoder_positions: none}
+      train: {epochs: 20, batch_size: 32, lr: 0.0003, examples: 2000}
+      seeds: [13]
+      strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy]
+
+System names as published_results.csv: `symt_e` (encoder) and `symt_ed` (encoder_decoder); the
+variant says how it was trained (contrastive | att_only | hid_only | no_contrastive).
+"""
+
+from __future__ import annotations
+
+ENCODER_KINDS = ("heuristic-greedy",)
+DECODER_KINDS = ("greedy", "greedy-applicable", "greedy-reground")
+
+
+def identity(settings: dict) -> tuple[str, str]:
+    from genplan.models.symt.model import variant_of
+
+    system = "symt_e" if settings.get("architecture", "encoder_decoder") == "encoder" else "symt_ed"
+    return system, variant_of(settings.get("loss_weights", [1, 1, 1]))
+
+
+def check(name: str, settings: dict) -> list[str]:
+    from genplan.planners.strategies import parse
+
+    problems = []
+    pool, per_type = settings.get("object_pool", 32), settings.get("per_type", False)
+    if per_type and not isinstance(pool, dict):
+        problems.append("per_type renaming needs object_pool as {type: count}")
+    if not per_type and isinstance(pool, dict):
+        problems.append("object_pool {type: count} needs per_type: true")
+    arch = settings.get("architecture", "encoder_decoder")
+    offered = ENCODER_KINDS if arch == "encoder" else DECODER_KINDS
+    for s in settings.get("strategies", []):
+        try:
+            kind = parse(s).kind
+        except ValueError:
+            continue  # the registry names it
+        if kind not in offered:
+            problems.append(f"strategy {s!r} is not one of architecture {arch}'s kinds {list(offered)}")
+    weights = settings.get("loss_weights", [1, 1, 1])
+    if settings.get("rename") == "random" and (weights[1:] != [0, 0]):
+        problems.append("rename: random has no renamed pairs for the contrastive losses: set loss_weights [w1, 0, 0]")
+    return problems
+
+
+def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
+          threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
+    from genplan.models.symt.train import train_symt
+
+    return train_symt(name, settings, domain, data, seed, out, log_csv, summary_json, threads=threads, device=device,
+                      on_epoch=on_epoch)
+
+
+def load(envelope: dict, path):
+    from genplan.models.symt.model import SymT
+
+    return SymT.from_envelope(envelope, path)
+
+
+def planner(model, strategy, settings: dict):
+    offered = ENCODER_KINDS if model.settings.architecture == "encoder" else DECODER_KINDS
+    if strategy.kind not in offered:
+        raise ValueError(f"a {model.system} model offers the strategies {list(offered)}, not {strategy.name!r}")
+    if strategy.kind == "heuristic-greedy":
+        from genplan.planners.guidance import GreedyGuidance
+
+        return GreedyGuidance(model, strategy, settings)
+    from genplan.planners.autoregressive import SequencePlanner
+
+    return SequencePlanner(model, strategy, (settings or {}).get("generate"))
