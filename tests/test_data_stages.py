@@ -108,3 +108,31 @@ def test_import_rejects_an_incomplete_copy(paper_splits, tmp_path):
     with pytest.raises(GenplanError, match="incomplete copy of the release"):
         importer.import_benchmark("gripper", src, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_all_plans_keeps_each_distinct_valid_plan_once(paper_splits, tmp_path):
+    """trajectories --all-plans: PlanGPT's several plans per problem, each VAL-checked, no duplicate."""
+    from genplan.models.plangpt.data import trajectory_cases
+
+    out = _imported(paper_splits, tmp_path)
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    ref = (out / "reference-plans" / "train" / "balls02.plan").read_text()
+    lines = [l for l in ref.splitlines() if l.strip() and not l.startswith(";")]
+    room = lines[0].split()[2]  # a detour: move to the other room and back before the plan
+    other = [l for l in ref.split() if l.startswith("room")]
+    away = next(r.rstrip(")") for r in other if r.rstrip(")") != room)
+    detour = [f"(move {room} {away})", f"(move {away} {room})"] + lines
+    (plans / "balls02.plan").write_text(ref)
+    (plans / "balls02.astar_lmcut.plan").write_text(ref)                # the same plan: kept once
+    (plans / "balls02.lama_first.plan").write_text("\n".join(detour) + "\n")
+    (plans / "balls02.gbfs_ff.rejected.plan").write_text("(move nowhere)\n")  # rejected: never read
+    table = tmp_path / "plans.csv"
+    table.write_text("problem,config,status,plan_length,time,valid,reason,plan_file\n")
+    doc = trajectories.trajectories_split(out, "train", plans, table, tmp_path / "t.json.gz", all_plans=True)
+    rec = next(r for r in doc["problems"] if r["problem"] == "balls02")
+    assert [a["config"] for a in rec["alternatives"]] == ["lama_first"]
+    assert len(rec["alternatives"][0]["actions"]) == rec["plan_length"] + 2
+    assert len(trajectory_cases(doc, suffixes=False)) == len(doc["problems"]) + 1
+    plain = trajectories.trajectories_split(out, "train", plans, table, tmp_path / "p.json.gz")
+    assert "alternatives" not in plain["problems"][0]

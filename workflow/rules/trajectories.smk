@@ -8,6 +8,8 @@ rule trajectories:
         table=L.plans_table("{benchmark}", "{domain}", "{split}"),
     output:
         L.trajectories("{benchmark}", "{domain}", "{split}"),
+    params:
+        all_plans="--all-plans" if config.get("trajectories", {}).get("all_plans") else "",
     log:
         L.log("trajectories", "{benchmark}", "{domain}", "{split}"),
     benchmark:
@@ -16,4 +18,4 @@ rule trajectories:
         "../../envs/planning.yaml"
     shell:
         "genplan trajectories --benchmark-dir {input.problems:q} --split {wildcards.split} "
-        "--plans-dir {input.plans:q} --plans-table {input.table:q} --out {output:q} 2> {log:q}"
+        "--plans-dir {input.plans:q} --plans-table {input.table:q} --out {output:q} {params.all_plans} 2> {log:q}"

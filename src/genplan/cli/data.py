@@ -100,7 +100,7 @@ def cmd_plan_files(a) -> int:
 def cmd_trajectories(a) -> int:
     from genplan.stages.trajectories import trajectories_split
 
-    trajectories_split(a.benchmark_dir, a.split, a.plans_dir, a.plans_table, a.out)
+    trajectories_split(a.benchmark_dir, a.split, a.plans_dir, a.plans_table, a.out, all_plans=a.all_plans)
     return 0
 
 
@@ -226,6 +226,8 @@ def add_parsers(sub) -> None:
     s.add_argument("--plans-dir", required=True, help="the split's plans folder (genplan plan --out-dir)")
     s.add_argument("--plans-table", required=True, help="the split's plans table (genplan plan --out-table)")
     s.add_argument("--out", required=True, help="the trajectories file (.json.gz)")
+    s.add_argument("--all-plans", action="store_true",
+                   help="also every other distinct VAL-valid plan of a problem (its `alternatives`)")
     s.set_defaults(func=cmd_trajectories)
 
     s = sub.add_parser("statespace", help="expand the state spaces of one split's problems")

@@ -3,7 +3,9 @@ s0..sT; each step cross-checked against pymimir's successor function.
 
 Output (gzip JSON, format 2): the domain (its PDDL text, name and the path it was read from), and
 per problem its statics (once), goal, actions and fluent states, in the package's one
-representation; problems without a plan are listed with their planner status. The file stands
+representation; problems without a plan are listed with their planner status. With `all_plans`
+(the config's `trajectories.all_plans`), a problem's other distinct VAL-valid plans follow under
+`alternatives` (config, actions, states), for PlanGPT's several plans per problem. The file stands
 alone: readers that need a domain FILE get the stored text written out (`domain_file`), so it
 can be read from any working directory. Format 1 (the domain as a path relative to the working
 directory of the run that wrote it) is still read."""
@@ -78,7 +80,25 @@ def document(split: str, domain: str | Path, problems: list[dict], without_plan:
             "domain_pddl": text, "problems": problems, "without_plan": without_plan}
 
 
-def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | Path, plans_table: str | Path, out: str | Path) -> dict:
+def alternatives(domain: Path, problem_path: Path, plans_dir: Path, problem: str, main: dict) -> list[dict]:
+    """The problem's other VAL-valid plans (`<problem>.<config>.plan` of the plans stage: LAMA-first
+    beside A* or GBFS, the papers' `reference`), each distinct plan once, in file-name order, with
+    its VAL state sequence: the several plans per problem of PlanGPT's training data."""
+    seen, out = {tuple(main["actions"])}, []
+    for path in sorted(plans_dir.glob(f"{problem}.*.plan")):
+        config = path.name[len(problem) + 1:-len(".plan")]
+        if "." in config:  # <problem>.<config>.rejected.plan, or another problem's name with a dot
+            continue
+        rec = trajectory(domain, problem_path, path)
+        if tuple(rec["actions"]) not in seen:
+            seen.add(tuple(rec["actions"]))
+            out.append({"config": config, "actions": rec["actions"], "states": rec["states"]})
+    return out
+
+
+def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | Path, plans_table: str | Path,
+                       out: str | Path, all_plans: bool = False) -> dict:
+    """One split's trajectories file; with `all_plans` each record also carries `alternatives`."""
     benchmark_dir, plans_dir = Path(benchmark_dir), Path(plans_dir)
     domain = benchmark_dir / "domain.pddl"
     parse_domain(domain)  # a bad domain is named before any plan is read
@@ -91,7 +111,10 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
             statuses = {r.get("config"): r.get("status") for r in table if r.get("problem") == row["problem"]}
             missing.append({"problem": row["problem"], "statuses": statuses})
             continue
-        records.append(trajectory(domain, row["path"], plan))
+        rec = trajectory(domain, row["path"], plan)
+        if all_plans:
+            rec["alternatives"] = alternatives(domain, Path(row["path"]), plans_dir, row["problem"], rec)
+        records.append(rec)
     doc = document(split, domain, records, missing)
     with atomic.output_file(out) as tmp:
         with gzip.open(tmp, "wt", encoding="utf-8") as fh:

@@ -46,8 +46,9 @@ def _objects(*atom_sets, actions=()) -> tuple[str, ...]:
 
 
 def trajectory_cases(doc: dict, suffixes: bool = True) -> list[Case]:
-    """Cases of a loaded trajectories document (genplan.stages.trajectories.load): each plan from
-    its initial state, and with `suffixes` from every later state too."""
+    """Cases of a loaded trajectories document (genplan.stages.trajectories.load): each plan (the
+    problem's plan and its `alternatives`, when the file has them) from its initial state, and with
+    `suffixes` from every later state too."""
     cases = []
     for rec in doc["problems"]:
         statics = frozenset(map(str_to_atom, rec["statics"]))
@@ -55,8 +56,11 @@ def trajectory_cases(doc: dict, suffixes: bool = True) -> list[Case]:
         plan = tuple(str_to_atom(a) for a in rec["actions"])
         states = [frozenset(map(str_to_atom, s)) for s in rec["states"]]
         objects = _objects(statics, goal, *states, actions=plan)
-        starts = range(len(plan)) if suffixes else range(min(1, len(plan)))
-        cases += [Case(rec["problem"], objects, states[i], statics, goal, plan[i:]) for i in starts]
+        for alt in [{"actions": rec["actions"], "states": rec["states"]}] + rec.get("alternatives", []):
+            plan = tuple(str_to_atom(a) for a in alt["actions"])
+            states = [frozenset(map(str_to_atom, s)) for s in alt["states"]]
+            starts = range(len(plan)) if suffixes else range(min(1, len(plan)))
+            cases += [Case(rec["problem"], objects, states[i], statics, goal, plan[i:]) for i in starts]
     return cases
 
 
