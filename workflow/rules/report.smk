@@ -55,3 +55,24 @@ rule report_plangpt:
         "../../envs/report.yaml"
     shell:
         "genplan report plangpt --results {params.results:q} 2> {log:q}"
+
+
+# Stage 8 (plan-diffusion paper): Table 1 (coverage and quality of diffusion beside PlanGPT greedy
+# and SymT^ED greedy, extrapolation too), Table 2 (an unmasking trace committed under
+# <results>/traces/, from `genplan solve --trace`), Figure 4 (coverage and time per plan against T
+# on Blocksworld interpolation, both schedules). Reads the evaluation CSVs only.
+
+
+rule report_diffusion:
+    input:
+        evaluation_outputs(),
+    output:
+        report_outputs("diffusion", config["results_dir"]),
+    params:
+        results=results_root_of,
+    log:
+        L.log("report", "diffusion"),
+    conda:
+        "../../envs/report.yaml"
+    shell:
+        "genplan report diffusion --results {params.results:q} 2> {log:q}"

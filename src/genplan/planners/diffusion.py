@@ -22,8 +22,9 @@ Strategy names (genplan.planners.strategies): ``unmask-T20``, ``unmask-T20-B4`` 
 first masked position, whose predecessors are all committed, may only take a token that continues
 an action applicable in the state the committed prefix reaches (pymimir, as PlanGPT's
 applicability filter, genplan.planners.autoregressive), ``<EOS>`` between actions, ``<PAD>`` after
-``<EOS>``, and consistent with the committed tokens that follow it. Positions further on cannot be
-checked (their action is not known yet) and are committed as predicted.
+``<EOS>``. Positions further on cannot be checked (their action is not known yet) and are committed
+as predicted; when the prefix reaches a committed token that does not fit, checking stops for that
+plan (counter `prefix_broken`).
 
 A trace (``genplan solve --trace FILE``) records per step the whole sequence, the positions
 committed and the number of ``<MASK>`` and ``<PAD>`` tokens (the paper's Table 2).
@@ -31,7 +32,6 @@ committed and the number of ``<MASK>`` and ``<PAD>`` tokens (the paper's Table 2
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import time
@@ -85,11 +85,6 @@ class _Grammar:
             self.actions.feed(tok)
         return True
 
-    def accepts(self, tokens: list[int]) -> bool:
-        trial = copy.copy(self)
-        trial.actions = copy.copy(self.actions)
-        trial.actions.prefix = list(self.actions.prefix)
-        return all(trial.feed(t) for t in tokens)
 
 
 class UnmaskPlanner:
@@ -129,6 +124,7 @@ class UnmaskPlanner:
         gen = torch.Generator().manual_seed(self.seed)
         grammar = _Grammar(problem, renaming, vocab) if self.applicable else None
         frontier, calls, conflicts, trace = 0, 0, 0, []
+        self.broken = False
         never = self._never.to(dev)
         for step, (lo, hi, k) in enumerate(self.plan_schedule, start=1):
             new: list[int] = []
@@ -146,7 +142,7 @@ class UnmaskPlanner:
                 conf = probs.gather(1, pred[:, None])[:, 0]
                 masked = x[0, 1:] == vocab.mask_id
                 if grammar is not None and frontier < self.width and lo <= frontier < hi:
-                    tok, ok = self._applicable_choice(grammar, x[0, 1:].tolist(), frontier, probs[frontier])
+                    tok, ok = self._applicable_choice(grammar, probs[frontier])
                     conflicts += not ok
                     if ok:
                         pred[frontier], conf[frontier] = tok, probs[frontier, tok]
@@ -166,25 +162,21 @@ class UnmaskPlanner:
             counters["message"] = message
         if grammar is not None:
             counters["applicable_conflicts"] = conflicts
+            counters["prefix_broken"] = self.broken  # a token committed ahead did not fit the prefix
         if self.trace_path is not None:
             self._write_trace(problem, trace)
         return Attempt(plan, reason, time.perf_counter() - start, steps=self.steps, horizon=self.width,
                        model_calls=calls, tokens_generated=self.width, counters=counters)
 
     # --- the applicability-aware variant -------------------------------------------------------
-    def _applicable_choice(self, grammar, tokens, frontier, probs) -> tuple[int, bool]:
-        """The most probable token at the frontier that the grammar allows and that is consistent
-        with the committed tokens after it; (None, False) when there is none."""
-        mask_id = self.model.vocab.mask_id
-        run = []
-        for t in tokens[frontier + 1:]:
-            if t == mask_id:
-                break
-            run.append(t)
-        for tok in sorted(grammar.allowed(), key=lambda t: -float(probs[t])):
-            if grammar.accepts([tok, *run]):
-                return tok, True
-        return None, False
+    def _applicable_choice(self, grammar, probs) -> tuple[int | None, bool]:
+        """The most probable token at the frontier that the committed prefix allows; (None,
+        False) when the prefix allows nothing (it was broken by a token committed past an earlier
+        frontier)."""
+        allowed = grammar.allowed()
+        if not allowed:
+            return None, False
+        return max(allowed, key=lambda t: float(probs[t])), True
 
     def _advance(self, grammar, tokens, frontier) -> int:
         """Feed the newly contiguous committed tokens to the grammar; the new frontier. A token it
@@ -192,6 +184,7 @@ class UnmaskPlanner:
         mask_id = self.model.vocab.mask_id
         while frontier < len(tokens) and tokens[frontier] != mask_id:
             if not grammar.feed(tokens[frontier]):
+                self.broken = True
                 return len(tokens)
             frontier += 1
         return frontier

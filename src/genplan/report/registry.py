@@ -22,6 +22,12 @@ REPORTS = {
         "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")],
         "figures": [],
     },
+    "diffusion": {
+        "module": "genplan.report.papers.diffusion",
+        "tables": [("diffusion-table1", ext) for ext in ("csv", "md", "tex")] + [("diffusion-table2", "md"),
+                                                                                 ("diffusion-figure4", "csv")],
+        "figures": [("diffusion-figure4", ext) for ext in ("png", "pdf")],
+    },
     "plangpt": {
         "module": "genplan.report.papers.plangpt",
         "tables": [(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")] + [("plangpt-figure3-stops", "csv")],

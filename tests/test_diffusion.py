@@ -1,0 +1,260 @@
+"""Masked plan diffusion (genplan.models.diffusion, genplan.planners.diffusion): atom tokens, the
+loss's weights, permutation invariance over the condition, the unmasking schedule and trace,
+the applicability-aware variant, training through `genplan train` on sampled state spaces, and
+`genplan solve` (exit 0 only for a VAL-valid plan; a plan too long for the window is reported)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import run_cli
+from test_features import DOMAIN, gripper_problem, trajectory_record, write_split
+from test_statespace_sampler import _benchmark
+
+from genplan import registry
+from genplan.models.diffusion import data
+from genplan.models.diffusion.atoms import AtomVocabulary
+from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, Denoiser, network_config
+from genplan.nn.transformer import TransformerConfig
+from genplan.pddl_io import parse_domain
+from genplan.planners.base import Problem
+from genplan.planners.diffusion import commit_counts, schedule
+from genplan.tokens.renaming import Renaming
+from genplan.tokens.vocab import Vocabulary
+
+WIDTH = 24  # plan positions: the 2-ball plan (19 tokens + <EOS>) fits, the 3-ball plan (42) does not
+SETTINGS = {"family": "diffusion", "object_pool": 8, "max_plan_tokens": WIDTH, "rename": "sorted",
+            "network": {"d_model": 64, "n_heads": 4, "n_layers": 2},
+            "train": {"epochs": 250, "batch_size": 16, "lr": 0.003, "warmup_steps": 10, "examples": 80,
+                      "patience": None}}
+
+
+def _untrained(width=WIDTH, pool=8, seed=0):
+    torch.manual_seed(seed)
+    info = parse_domain(DOMAIN)
+    vocab = Vocabulary.for_domain(info, pool)
+    atoms = AtomVocabulary(vocab)
+    settings = DiffusionSettings.from_entry({"object_pool": pool, "max_plan_tokens": width,
+                                             "network": {"d_model": 32, "n_heads": 4, "n_layers": 2}})
+    net = Denoiser(TransformerConfig(**network_config(vocab, settings)), len(atoms)).eval()
+    ident = {"name": "untrained", "domain": "gripper", "pddl_domain": info.name, "seed": seed}
+    return DiffusionModel(ident, vocab, atoms, net, settings, info)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("diffusion")
+    from genplan.stages import statespace
+
+    bench = _benchmark(root / "problems", "gripper", [1, 2])
+    statespace.statespaces_split(bench, "train", 10000, root / "ss", root / "ss.csv")
+    problems = {n: gripper_problem(root, n) for n in (1, 2, 3, 9)}
+    records = {n: trajectory_record(problems[n]) for n in (1, 2, 3)}
+    train = write_split(root / "train.json.gz", [records[n] for n in (1, 2)])
+    val = write_split(root / "validation.json.gz", [records[2], records[3]])
+    return {"root": root, "ss": root / "ss.csv", "train": train, "val": val, "problems": problems}
+
+
+@pytest.fixture(scope="module")
+def trained(files):
+    out = files["root"] / "model.ckpt"
+    res = run_cli("train", "--model", "tiny_diffusion", "--settings", json.dumps(SETTINGS), "--domain", "gripper",
+                  "--train", files["ss"], files["train"], "--validation", files["val"], "--seed", "13", "--out", out,
+                  "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out
+
+
+def test_atom_tokens_are_one_per_atom_with_a_goal_region_apart():
+    vocab = Vocabulary.for_domain(parse_domain(DOMAIN), 5)
+    atoms = AtomVocabulary(vocab)
+    ids = set()
+    for pred, arity in vocab.predicates.items():
+        for k in range(5 ** arity):
+            args = [f"o{(k // 5 ** (arity - 1 - i)) % 5}" for i in range(arity)]
+            for goal in (False, True):
+                i = atoms.id((pred, *args), goal=goal)
+                assert atoms.atom(i) == ("goal" if goal else "state", (pred, *args))
+                ids.add(i)
+    assert ids == set(range(len(atoms)))  # a bijection onto 0..2A-1
+    assert atoms.id(("at", "o1", "o2"), goal=True) - atoms.id(("at", "o1", "o2")) == atoms.atoms
+
+
+def test_the_loss_weighs_masked_plan_positions_only():
+    torch.manual_seed(0)
+    plan = torch.tensor([[1, 10, 11, 4, 0, 0], [1, 12, 4, 0, 0, 0]])
+    t = torch.tensor([0.5, 0.25])
+    noisy, masked = data.corrupt(plan, t, torch.rand(plan.shape), mask_id=5)
+    assert not masked[:, 0].any() and (noisy[masked] == 5).all() and (noisy[~masked] == plan[~masked]).all()
+    C = 3
+    w = data.loss_weights(masked, t, plan, C, pad_id=0)
+    assert (w[:, :C] == 0).all() and (w[:, C:][~masked] == 0).all()
+    assert torch.allclose(w[:, C:][masked], (1 / t[:, None] / (plan.shape[1] - 1)).expand_as(masked)[masked])
+    logits = torch.randn(2, C + plan.shape[1], 20, requires_grad=True)
+    targets = data.full_targets(torch.zeros(2, C, dtype=torch.long), plan)
+    data.diffusion_loss(logits, targets, w).backward()
+    grad = logits.grad.abs().sum(-1)
+    assert (grad[:, :C] == 0).all() and (grad[:, C:][~masked] == 0).all() and (grad[:, C:][masked] > 0).all()
+    down = data.loss_weights(masked, t, plan, C, pad_id=0, pad_weight=0.1)
+    pads = (plan == 0) & masked
+    assert torch.allclose(down[:, C:][pads], 0.1 * w[:, C:][pads]) and torch.equal(down[:, C:][~pads], w[:, C:][~pads])
+
+
+def test_permuting_the_condition_atoms_leaves_the_output_unchanged():
+    model = _untrained()
+    cond = torch.tensor([[3, 17, 40, 41, 90, 200, 333]])
+    plan = torch.tensor([[1] + [5] * WIDTH])
+    plan[0, 3] = 9
+    with torch.no_grad():
+        base = model.net.plan_logits(cond, torch.ones_like(cond, dtype=torch.bool), plan)
+        for seed in range(3):
+            perm = torch.randperm(cond.shape[1], generator=torch.Generator().manual_seed(seed))
+            out = model.net.plan_logits(cond[:, perm], torch.ones_like(cond, dtype=torch.bool), plan)
+            assert torch.allclose(base, out, atol=1e-5)
+        # the condition matters, its order does not: another atom changes the output
+        other = model.net.plan_logits(cond.clone().fill_(3), torch.ones_like(cond, dtype=torch.bool), plan)
+    assert not torch.allclose(base, other, atol=1e-5)
+
+
+def test_the_schedule_commits_every_position_in_t_steps():
+    assert commit_counts(220, 20) == [11] * 20 and commit_counts(10, 4) == [3, 3, 2, 2]
+    assert sum(k for _, _, k in schedule(24, 8, blocks=4)) == 24
+    assert [lo for lo, _, _ in schedule(24, 8, blocks=4)] == [0, 0, 6, 6, 12, 12, 18, 18]
+    with pytest.raises(ValueError):
+        schedule(24, 10, blocks=4)
+
+
+@pytest.mark.parametrize("strategy", ["unmask-T1", "unmask-T7", "unmask-T24", "unmask-T8-B4", "unmask-T12-tau1.0"])
+def test_after_t_steps_no_mask_remains_and_committed_tokens_never_change(files, tmp_path, strategy):
+    model = _untrained()
+    planner = registry.planner(model, strategy)
+    planner.trace_path = tmp_path / "trace.json"
+    attempt = planner.solve(Problem(DOMAIN, files["problems"][2]))
+    steps = json.loads(planner.trace_path.read_text())["steps"]
+    T = int(strategy.split("-")[1][1:])
+    assert len(steps) == T == attempt.steps and steps[-1]["mask"] == 0 and "<mask>" not in steps[-1]["tokens"]
+    counts = [k for _, _, k in schedule(WIDTH, T, planner.blocks)]
+    previous = ["<start>"] + ["<mask>"] * WIDTH
+    for row, k in zip(steps, counts):
+        assert len(row["new"]) == k and row["mask"] == sum(t == "<mask>" for t in row["tokens"][1:])
+        for i, (a, b) in enumerate(zip(previous, row["tokens"])):
+            assert a == b or (a == "<mask>" and i in row["new"])  # only masked positions change, once
+        previous = row["tokens"]
+    assert attempt.reason in ("goal", "not_goal", "inapplicable", "malformed", "token_cap")
+
+
+def test_the_applicable_variant_left_to_right_never_commits_an_inapplicable_action(files):
+    """One block per position: commits go left to right, every one at the frontier, so the
+    filter sees all of them; an untrained network's plan is then always applicable."""
+    model = _untrained(seed=3)
+    for n in (1, 2):
+        attempt = registry.planner(model, f"unmask-T{WIDTH}-B{WIDTH}-applicable").solve(
+            Problem(DOMAIN, files["problems"][n]))
+        assert attempt.reason in ("goal", "not_goal", "token_cap") and not attempt.counters["prefix_broken"]
+        plain = registry.planner(model, f"unmask-T{WIDTH}-B{WIDTH}").solve(Problem(DOMAIN, files["problems"][n]))
+        assert plain.reason in ("inapplicable", "malformed", "token_cap", "not_goal", "goal")
+
+
+def test_a_plan_without_eos_is_reported_as_too_long():
+    model = _untrained()
+    planner = registry.planner(model, "unmask-T4")
+    vocab = model.vocab
+    renaming = Renaming.identity_order(["rooma", "roomb", "left", "right", "ball1"], None, vocab, per_type=False)
+    tokens = [vocab.id("move"), vocab.id("o2"), vocab.id("o3")] * (WIDTH // 3)
+    plan, reason, message = planner._read(tokens, renaming, None)
+    assert (plan, reason) == ([], "token_cap") and "does not fit" in message
+
+
+def test_training_skips_and_counts_plans_longer_than_the_window(trained):
+    summary = json.loads(trained.with_name("summary.json").read_text())
+    assert summary["family"] == "diffusion" and summary["variant"] == "confidence_remask"
+    assert summary["val_skipped_too_long"] == 1 and summary["val_sequences"] == 1  # the 3-ball plan: 42 tokens
+    # 80 sampled states less the goal states (empty plans); every 1- and 2-ball plan fits
+    assert 60 < summary["train_sequences"] < 80 and summary["train_skipped_too_long"] == 0
+    assert 0 < summary["pad_weight_share"] < 1
+    model = registry.load_model(trained, expect_domain="gripper")
+    assert (model.family, model.system, model.variant) == ("diffusion", "diffusion", "confidence_remask")
+    rows = trained.with_name("training.csv").read_text().splitlines()
+    assert rows[0].startswith("epoch,train_loss,val_loss") and float(rows[-1].split(",")[1]) < float(rows[1].split(",")[1])
+
+
+def test_solve_exits_0_only_for_a_val_valid_plan(trained, files, tmp_path):
+    from genplan import val
+
+    # left to right (one block per position) with the applicability filter: the tiny model's plan
+    out, trace = tmp_path / "plan", tmp_path / "trace.json"
+    res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][2], "--strategy",
+                  f"unmask-T{WIDTH}-B{WIDTH}-applicable", "--out", out, "--trace", trace)
+    assert res.returncode == 0, res.stdout + res.stderr[-2000:]
+    assert "Plan valid (VAL): 5 actions" in res.stdout and val.validate(DOMAIN, files["problems"][2], out).valid
+    assert json.loads(trace.read_text())["steps"][-1]["mask"] == 0
+    # the paper's sampler: exit 0 exactly when VAL accepts the plan, a plan file only then
+    for n in (1, 2):
+        out = tmp_path / f"plan{n}"
+        res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][n], "--strategy", "unmask-T20",
+                      "--out", out)
+        assert "Traceback" not in res.stderr
+        assert (res.returncode == 0) == ("Plan valid (VAL)" in res.stdout) == out.is_file()
+        if out.is_file():
+            assert val.validate(DOMAIN, files["problems"][n], out).valid
+    # the 3-ball plan needs 42 plan positions, the model has 24: reported, exit 1, no traceback
+    res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][3], "--strategy", "unmask-T20",
+                  "--out", tmp_path / "p3")
+    assert res.returncode == 1 and "No plan" in res.stdout and "Traceback" not in res.stderr
+    assert not (tmp_path / "p3").exists()
+    res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][9])  # 13 objects, a pool of 8
+    assert res.returncode == 1 and "more than the 8 object tokens" in res.stdout
+    res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][2], "--strategy", "unmask-T10-B4")
+    assert res.returncode == 2 and "cannot be split evenly" in res.stderr  # a bad strategy: usage error
+
+
+def test_settings_are_checked_and_name_the_variant():
+    from genplan.models.diffusion import family
+
+    assert family.identity({"train": {"schedule": "beta"}}) == ("diffusion", "confidence_remask-beta")
+    assert family.identity({"train": {"symmetry": "rename-one"}}) == ("diffusion", "confidence_remask-symmetry")
+    assert family.check("m", {"train": {"schedule": "cosine"}}) and family.check("m", {"object_pool": {"ball": 3}})
+    assert registry.check_models({"d": {"family": "diffusion", "seeds": [1], "strategies": ["greedy"]}})
+
+
+def test_the_report_builds_its_tables_and_figure_from_the_csvs_and_a_trace(files, tmp_path):
+    from genplan import tables
+    from genplan.evaluation import COLUMNS
+    from genplan.paths import Layout
+    from genplan.report import build_report
+    from genplan.report.registry import outputs
+
+    lay = Layout(str(tmp_path))
+
+    def write(model, variant, strategy, seed, solved, time="0.5"):
+        rows = [{c: "" for c in COLUMNS} | {
+            "benchmark": "paper", "domain": "blocks", "split": "interpolation", "system": "diffusion",
+            "variant": variant, "model": model, "seed": seed, "strategy": strategy, "problem": f"p{i}",
+            "solved": "yes" if ok else "no", "quality": "0.5000" if ok else "", "time": time, "counters": "{}"}
+            for i, ok in enumerate(solved)]
+        tables.write_csv(lay.evaluation("paper", "blocks", model, seed, "interpolation", strategy), rows, COLUMNS)
+
+    write("diffusion", "confidence_remask", "unmask-T20", 13, [True, True, False, False])
+    write("diffusion", "confidence_remask", "unmask-T20", 14, [True, False, False, False])
+    write("diffusion", "confidence_remask", "unmask-T5", 13, [False] * 4, time="0.1")
+    write("diffusion_beta", "confidence_remask-beta", "unmask-T5", 13, [True] * 4, time="0.1")
+    planner = registry.planner(_untrained(), "unmask-T20")
+    planner.trace_path = tmp_path / "traces/paper/blocks/diffusion/seed13/p0.unmask-T20.json"
+    planner.solve(Problem(DOMAIN, files["problems"][1]))
+    build_report("diffusion", tmp_path, tmp_path, None)
+    assert all(Path(f).is_file() for f in outputs("diffusion", str(tmp_path)))
+    rows = tables.read_csv(tmp_path / "tables/diffusion-table1.csv")
+    cov = next(r for r in rows if r["variant"] == "confidence_remask" and r["strategy"] == "unmask-T20"
+               and r["metric"] == "coverage" and r["split"] == "interpolation" and r["domain"] == "blocks")
+    assert (cov["ours_mean"], cov["ours_std"], cov["n_seeds"], cov["published_mean"]) == ("0.3750", "0.1250", "2", "0.56")
+    qual = next(r for r in rows if r["strategy"] == "unmask-T20" and r["metric"] == "quality" and r["split"] == "interpolation"
+                and r["domain"] == "blocks")
+    assert qual["ours_mean"] == "0.1875"  # 0.5 per solved problem, unsolved count 0
+    fig = tables.read_csv(tmp_path / "tables/diffusion-figure4.csv")
+    assert [(r["variant"], r["steps"], r["coverage_mean"]) for r in fig] == [
+        ("confidence_remask", "5", "0.0000"), ("confidence_remask", "20", "0.3750"), ("confidence_remask-beta", "5", "1.0000")]
+    table2 = (tmp_path / "tables/diffusion-table2.md").read_text()
+    assert "| 20 |" in table2 and "p0" not in table2.split("\n")[0] and "| 0 |" in table2
