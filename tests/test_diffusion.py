@@ -258,3 +258,22 @@ def test_the_report_builds_its_tables_and_figure_from_the_csvs_and_a_trace(files
         ("confidence_remask", "5", "0.0000"), ("confidence_remask", "20", "0.3750"), ("confidence_remask-beta", "5", "1.0000")]
     table2 = (tmp_path / "tables/diffusion-table2.md").read_text()
     assert "| 20 |" in table2 and "p0" not in table2.split("\n")[0] and "| 0 |" in table2
+
+
+def test_the_beta_schedule_masks_more_and_the_symmetric_losses_train(files, tmp_path):
+    gen = torch.Generator().manual_seed(0)
+    uniform = data.sample_rates(4000, gen, "uniform", 1e-3)
+    beta = data.sample_rates(4000, gen, "beta", 1e-3, (2.0, 1.0))
+    assert uniform.min() >= 1e-3 and beta.min() >= 1e-3 and beta.max() <= 1
+    assert abs(float(uniform.mean()) - 0.5) < 0.03 and abs(float(beta.mean()) - 2 / 3) < 0.03
+    settings = {**SETTINGS, "rename": "random", "network": {**SETTINGS["network"], "share_weights": True},
+                "train": {**SETTINGS["train"], "epochs": 2, "symmetry": "rename-one", "schedule": "beta"}}
+    out = tmp_path / "sym.ckpt"
+    res = run_cli("train", "--model", "sym", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", files["ss"], files["train"], "--validation", files["val"], "--seed", "1", "--out", out,
+                  "--log", tmp_path / "sym.csv", "--summary", tmp_path / "sym.json")
+    assert res.returncode == 0, res.stderr[-2000:]
+    header, *rows = (tmp_path / "sym.csv").read_text().splitlines()
+    assert header.split(",")[-3:] == ["l_att", "l_hid", "l_pred"] and len(rows) == 2
+    assert all(float(v) > 0 for v in rows[0].split(",")[-3:])  # the copies differ: both contrastive terms bite
+    assert registry.load_model(out).variant == "confidence_remask-beta-symmetry"
