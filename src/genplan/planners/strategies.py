@@ -18,6 +18,8 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `unmask-T20`                | unmask   | T = 20 unmasking steps (confidence-based)    | diffusion  |
 | `unmask-T20-B4-tau0.5`      | unmask   | T = 20, 4 semi-autoregressive blocks, Gumbel tau 0.5 | diffusion |
 | `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
+| `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic |
+| `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
 beam (`pooled` | `reference`) and whether inference embeds static atoms (`statics`), each its own
@@ -51,12 +53,14 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "unmask-applicable": (re.compile(_UNMASK + "-applicable"), _unmask_params),
     "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
     "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.guidance (SymT^E)
+    "gbfs": (re.compile(r"gbfs"), lambda m: {}),  # genplan.planners.search; limits in the `search` settings
+    "descent": (re.compile(r"descent"), lambda m: {}),
 }
 KINDS = tuple(_KINDS)
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
             "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
             "unmask-T20",
-            "unmask-T20-B4-tau0.5", "unmask-T20-applicable")
+            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "descent")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The heuristic family: learned heuristics over WL features (WL-GOOSE) in classical searches."""

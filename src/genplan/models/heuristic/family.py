@@ -1,0 +1,54 @@
+"""The heuristic family in the registry (genplan.registry): WL-GOOSE-style learned heuristics
+("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024): WL features (wlplan, ILG graphs) of
+every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
+model, or XGBoost), planned with by eager greedy best-first search (`gbfs`) or greedy descent
+(`descent`) over pymimir successors (genplan.planners.search). System `learned_heuristic` in
+tables, the learner as variant.
+
+A model entry of the config:
+
+    heuristic_ridge:
+      family: heuristic
+      learner: ridge              # ridge | rank | xgb
+      encoder: {iterations: 2, multiset_hash: true, statics: true}
+      train: {alpha: 1.0, max_states: 200000}        # xgb: n_estimators, max_depth, learning_rate
+      search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem
+      seeds: [13]
+      strategies: [gbfs, descent]
+"""
+
+from __future__ import annotations
+
+
+def identity(settings: dict) -> tuple[str, str]:
+    return "learned_heuristic", settings.get("learner", "ridge")
+
+
+def check(name: str, settings: dict) -> list[str]:
+    from dataclasses import fields
+
+    from genplan.models.heuristic.learners import HeuristicTraining
+
+    known = {f.name for f in fields(HeuristicTraining)}
+    unknown = sorted(set(settings.get("train") or {}) - known)
+    return [f"train: unknown settings {unknown} (known: {sorted(known)})"] if unknown else []
+
+
+def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
+          threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
+    from genplan.models.heuristic.train import train_heuristic
+
+    return train_heuristic(name, settings, domain, data, seed, out, log_csv, summary_json, threads=threads,
+                           device=device)
+
+
+def load(envelope: dict, path):
+    from genplan.models.heuristic.model import HeuristicModel
+
+    return HeuristicModel.from_envelope(envelope, path)
+
+
+def planner(model, strategy, settings: dict):
+    from genplan.planners.search import HeuristicSearchPlanner
+
+    return HeuristicSearchPlanner(model, strategy, (settings or {}).get("search"))

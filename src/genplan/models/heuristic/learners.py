@@ -1,0 +1,160 @@
+"""The learners of the heuristic family: h(s) = f(phi(s)) fitted to h* on WL feature rows.
+
+- ``ridge``: linear least squares with an L2 penalty, in closed form,
+  w = (X^T W X + alpha I)^-1 X^T W y, with an unpenalised intercept (the features are centred
+  first). W weighs each distinct feature row by the number of states it stands for: states with
+  equal WL features are merged into one row whose target is the mean of their h* (the least-squares
+  solution is unchanged; WL-GOOSE prunes equivalent states the same way, "equivalent-weighted").
+  WL-GOOSE ("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024) fits linear models of h*
+  (support vector regression with a dot-product kernel, Gaussian process regression); ridge is the
+  closed-form member of that family.
+- ``rank``: a linear ranking model in the spirit of WL-GOOSE's later ranking SVM: for every state s
+  with h*(s) > 0 and every transition s -> s', the optimal successors s'_opt (h* one less) should
+  score below s itself and below every non-optimal successor, by a margin of 1; the squared hinge
+  loss over these pairs plus alpha |w|^2 is minimised with L-BFGS (scipy). Only the order of the
+  values matters to a greedy search; the scale is not h*'s.
+- ``xgb``: gradient-boosted trees (XGBoost, squared error) on the same weighted rows, the
+  nonlinear learner to compare with.
+
+Every function is deterministic for a given seed."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+log = logging.getLogger("genplan")
+LEARNERS = ("ridge", "rank", "xgb")
+WEIGHTINGS = ("state", "problem", "layer")
+
+
+@dataclass
+class HeuristicTraining:
+    """The `train` settings of a heuristic model entry."""
+
+    alpha: float = 1.0  # ridge / rank: L2 penalty
+    max_states: int | None = None  # at most this many training states, drawn uniformly (seeded)
+    n_estimators: int = 200  # xgb
+    max_depth: int = 6  # xgb
+    learning_rate: float = 0.1  # xgb
+    rank_iterations: int = 500  # rank: L-BFGS iterations
+    weighting: str = "layer"  # state | problem | layer (see `state_weights`; layer measured best)
+
+    def __post_init__(self):
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"Unknown value weighting={self.weighting!r}. Must be from {list(WEIGHTINGS)}")
+        if self.alpha < 0 or (self.max_states is not None and self.max_states < 1):
+            raise ValueError(f"invalid heuristic training settings: {self}")
+
+
+def state_weights(h_star: np.ndarray, weighting: str) -> np.ndarray:
+    """The weight of each training state of one problem: `state` 1 each (large state spaces
+    dominate), `problem` 1/n (every problem weighs 1), `layer` 1/|{s: h*(s) = h}| (every goal
+    distance of every problem weighs 1, so that states near the goal, few in a state space but
+    the ones a greedy search must rank right last, count as much as the far majority)."""
+    if weighting == "state" or not len(h_star):
+        return np.ones(len(h_star))
+    if weighting == "problem":
+        return np.full(len(h_star), 1.0 / len(h_star))
+    _, inverse, counts = np.unique(h_star, return_inverse=True, return_counts=True)
+    return 1.0 / counts[inverse.reshape(-1)]
+
+
+def dedupe(X: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows of X, the weighted mean target of each, the total weight each stands for (the
+    number of states without `weight`), and the distinct row of each original row."""
+    X = np.ascontiguousarray(X)
+    weight = np.ones(len(X)) if weight is None else np.asarray(weight, dtype=np.float64)
+    if not len(X):
+        return X, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
+    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    total = np.bincount(inverse, weights=weight, minlength=len(first))
+    yu = np.bincount(inverse, weights=weight * y, minlength=len(first)) / total
+    return X[first], yu, total, inverse
+
+
+def fit_ridge(X: np.ndarray, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    """(w, b) minimising sum_i weight_i (w.x_i + b - y_i)^2 + alpha |w|^2 (closed form)."""
+    total = weight.sum()
+    mean_x = weight @ X / total
+    mean_y = float(weight @ y / total)
+    Xc = X - mean_x
+    A = (Xc * weight[:, None]).T @ Xc
+    A[np.diag_indices_from(A)] += alpha
+    rhs = (Xc * weight[:, None]).T @ (y - mean_y)
+    try:
+        w = np.linalg.solve(A, rhs)
+    except np.linalg.LinAlgError:  # alpha = 0 and collinear features: the least-norm solution
+        w = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    return w, mean_y - float(mean_x @ w)
+
+
+def rank_pairs(h_star: np.ndarray, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(better, worse) state pairs of one state space: for each transition s -> s' from a state
+    with h*(s) > 0: (s', s) when s' is an optimal successor, and (o, s') for every optimal
+    successor o of s when s' is not optimal (h*(s') >= h*(s)). Dead ends are never paired."""
+    alive = (h_star[src] > 0) & (h_star[dst] >= 0)
+    src, dst = src[alive], dst[alive]
+    opt = h_star[dst] == h_star[src] - 1
+    better, worse = [dst[opt]], [src[opt]]
+    # optimal successors by parent, joined to the parent's non-optimal successors
+    o_src, o_dst = src[opt], dst[opt]
+    n_src, n_dst = src[~opt], dst[~opt]
+    order = np.argsort(o_src, kind="stable")
+    o_src, o_dst = o_src[order], o_dst[order]
+    lo = np.searchsorted(o_src, n_src, side="left")
+    hi = np.searchsorted(o_src, n_src, side="right")
+    reps = hi - lo
+    if reps.sum():
+        idx = np.repeat(lo, reps) + (np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps))
+        better.append(o_dst[idx])
+        worse.append(np.repeat(n_dst, reps))
+    return np.concatenate(better), np.concatenate(worse)
+
+
+def fit_rank(X: np.ndarray, better: np.ndarray, worse: np.ndarray, alpha: float,
+             iterations: int) -> tuple[np.ndarray, float, dict]:
+    """w minimising sum over pairs max(0, 1 - (w.x_worse - w.x_better))^2 + alpha |w|^2 (L-BFGS);
+    pairs index rows of X (duplicate pairs count as often as they occur)."""
+    from scipy.optimize import minimize
+
+    pairs = np.unique(np.stack([better, worse], axis=1), axis=0, return_counts=True)
+    (pb, pw), count = pairs[0].T, pairs[1].astype(np.float64)
+    keep = pb != pw  # a pair of equal feature rows cannot be ordered
+    pb, pw, count = pb[keep], pw[keep], count[keep]
+    D = X[pw] - X[pb]  # [pairs, dim]: w.D should be at least 1
+
+    def loss(w):
+        slack = np.maximum(0.0, 1.0 - D @ w)
+        value = float(count @ slack**2) + alpha * float(w @ w)
+        grad = -2.0 * (D.T @ (count * slack)) + 2.0 * alpha * w
+        return value, grad
+
+    res = minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": iterations})
+    w = res.x
+    violated = float(count @ (D @ w <= 0)) / max(float(count.sum()), 1.0)
+    return w, 0.0, {"pairs": int(count.sum()), "distinct_pairs": len(pb), "iterations": int(res.nit),
+                    "loss": float(res.fun), "pairs_misordered": violated}
+
+
+def fit_xgb(X: np.ndarray, y: np.ndarray, weight: np.ndarray, opts: HeuristicTraining, seed: int, threads: int,
+            device: str):
+    """A squared-error booster of `n_estimators` rounds and its per-round training RMSE."""
+    import xgboost as xgb
+
+    params = {"max_depth": opts.max_depth, "eta": opts.learning_rate, "tree_method": "hist", "device": device,
+              "seed": seed, "nthread": threads, "objective": "reg:squarederror", "eval_metric": "rmse"}
+    dtrain = xgb.DMatrix(X, label=y, weight=weight)
+    evals: dict = {}
+    start = time.perf_counter()
+    booster = xgb.train(params, dtrain, num_boost_round=opts.n_estimators, evals=[(dtrain, "train")],
+                        evals_result=evals, verbose_eval=False)
+    booster.set_param({"device": "cpu", "nthread": 1})
+    log.info("XGBoost heuristic: %d rounds in %.1f s", opts.n_estimators, time.perf_counter() - start)
+    return booster, evals["train"]["rmse"]

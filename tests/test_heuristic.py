@@ -1,0 +1,190 @@
+"""The heuristic family end to end on tiny Blocksworld data made by the pipeline's own commands
+(generate, Fast Downward + VAL plans, trajectories, state spaces): training through `genplan
+train`, features at inference equal to training's, h at goal states, GBFS and descent with h* as
+heuristic (optimal plans), the node and time limits, and `genplan solve` / `genplan evaluate`
+with VAL."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from genplan import registry
+from genplan.datasets.statespace import load_split
+from genplan.planners.base import Problem
+from genplan.planners.search import SearchLimits, descent, gbfs
+
+SIZES = {"sizes": {"train": [3, 4], "validation": [4], "interpolation": [4], "extrapolation": [7]},
+         "per_size": {"train": 2, "validation": 1, "interpolation": 1, "extrapolation": 1}}
+PLANNER = {"optimal": {"time_limit": 10}, "fallback": {"enabled": True, "time_limit": 10},
+           "lama": {"enabled": True, "time_limit": 10}, "memory_limit_mb": 2048}
+
+
+def _ok(res):
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
+    return res
+
+
+@pytest.fixture(scope="module")
+def blocks(tmp_path_factory):
+    d = tmp_path_factory.mktemp("heuristic")
+    bench = d / "problems"
+    _ok(run_cli("generate", "--domain", "blocks", "--params", json.dumps(SIZES), "--seed", "3", "--out", bench))
+    for split in ("train", "validation", "extrapolation"):
+        _ok(run_cli("plan", "--benchmark-dir", bench, "--split", split, "--params", json.dumps(PLANNER),
+                    "--out-dir", d / "plans" / split, "--out-table", d / "plans" / f"{split}.csv"))
+    for split in ("train", "validation"):
+        _ok(run_cli("trajectories", "--benchmark-dir", bench, "--split", split, "--plans-dir", d / "plans" / split,
+                    "--plans-table", d / "plans" / f"{split}.csv", "--out", d / f"{split}.json.gz"))
+    _ok(run_cli("statespace", "--benchmark-dir", bench, "--split", "train", "--max-states", "10000",
+                "--out-dir", d / "ss" / "train", "--out-table", d / "ss" / "train.csv"))
+    return d
+
+
+def _train(blocks, learner: str, **train):
+    out = blocks / "models" / learner / "model.ckpt"
+    settings = {"family": "heuristic", "learner": learner, "train": train}
+    _ok(run_cli("train", "--model", f"h_{learner}", "--settings", json.dumps(settings), "--domain", "blocks",
+                "--train", blocks / "ss" / "train.csv", blocks / "train.json.gz",
+                "--validation", blocks / "validation.json.gz", "--seed", "13", "--out", out,
+                "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json")))
+    return out
+
+
+@pytest.fixture(scope="module")
+def ridge(blocks):
+    return _train(blocks, "ridge")
+
+
+def _spaces(blocks):
+    return load_split(blocks / "ss" / "train")
+
+
+def _mimir_states(task):
+    """Every reachable pymimir state of a tiny problem (breadth first)."""
+    frontier, seen = [task.initial_state()], {}
+    while frontier:
+        state = frontier.pop()
+        if state.get_index() in seen:
+            continue
+        seen[state.get_index()] = state
+        frontier += [s for _, s in task.successors(state)]
+    return list(seen.values())
+
+
+def _oracle(task, space):
+    """h* of pymimir states, looked up in the expanded state space."""
+    index = {space.state(i): i for i in range(len(space))}
+    return lambda states: np.array([space.h_star[index[task.fluents(s)]] for s in states], dtype=float)
+
+
+def _problem(blocks, split: str, name: str) -> Problem:
+    return Problem(blocks / "problems" / "domain.pddl", blocks / "problems" / split / f"{name}.pddl")
+
+
+def test_training_summary_counts_states_and_reports_the_goal_residual(ridge, blocks):
+    summary = json.loads(ridge.with_name("summary.json").read_text())
+    spaces = _spaces(blocks)
+    assert summary["family"] == "heuristic" and summary["learner"] == "ridge"
+    assert summary["train_states"] == sum(len(s) for s in spaces) and summary["dead_ends_excluded"] == 0
+    assert summary["goal_rows"] >= 1 and summary["goal_abs_h_max"] < 0.5  # h is ~0 where h* is 0
+    assert summary["parameters"] == summary["feature_dim"] + 1 and summary["cpu_time_s"] > 0
+    model = registry.load_model(ridge, expect_domain="blocks")
+    assert (model.family, model.system, model.variant) == ("heuristic", "learned_heuristic", "ridge")
+
+
+def test_inference_features_equal_training_features_and_h_is_small_at_the_goal(ridge, blocks):
+    from wlplan.data import DomainDataset
+
+    from genplan.models.heuristic.train import _dataset
+
+    model = registry.load_model(ridge)
+    space = max(_spaces(blocks), key=len)
+    problem = _problem(blocks, "train", space.name)
+    bound = model.bind(problem)
+    states = _mimir_states(problem.mimir)
+    index = {space.state(i): i for i in range(len(space))}
+    idx = np.array([index[problem.mimir.fluents(s)] for s in states])
+    assert len(idx) == len(space)
+    trained = np.asarray(model.encoder._generator().embed(DomainDataset(model.encoder.domain,
+                                                                        [_dataset(model.encoder, space, idx)])))
+    assert np.array_equal(bound.features(states), trained)
+    h = bound(states)
+    np.testing.assert_allclose(h, model.predict(trained), atol=1e-9)  # wlplan's predict = numpy's
+    residual = np.abs(h[space.is_goal[idx]])
+    assert residual.max() < 0.5, f"h at goal states {residual}"
+
+
+@pytest.mark.parametrize("search", [gbfs, descent])
+def test_search_with_h_star_returns_an_optimal_plan(blocks, search):
+    for space in _spaces(blocks):
+        task = _problem(blocks, "train", space.name).mimir
+        res = search(task, _oracle(task, space), SearchLimits())
+        assert res.reason == "goal" and len(res.plan) == space.h_star[space.initial], space.name
+        state = task.initial_state()
+        for action in res.plan:
+            state = task.apply(state, action)
+        assert task.is_goal(state)
+
+
+@pytest.mark.parametrize("search", [gbfs, descent])
+def test_the_search_respects_its_node_limit(blocks, search):
+    space = max(_spaces(blocks), key=len)
+    task = _problem(blocks, "train", space.name).mimir
+    blind = lambda states: np.zeros(len(states))  # noqa: E731  (no guidance: the limit must stop it)
+    res = search(task, blind, SearchLimits(max_expansions=3))
+    assert res.reason == "node_limit" and res.expanded == 3 and len(res.plan) <= 3  # descent: the path so far
+    assert gbfs(task, blind, SearchLimits(time_limit=1e-9)).reason == "time_limit"
+
+
+def test_blind_gbfs_exhausts_a_problem_and_finds_a_plan(blocks):
+    space = max(_spaces(blocks), key=len)
+    task = _problem(blocks, "train", space.name).mimir
+    res = gbfs(task, lambda states: np.zeros(len(states)), SearchLimits())
+    assert res.reason == "goal" and res.expanded < len(space)
+
+
+@pytest.mark.parametrize("strategy", ["gbfs", "descent"])
+def test_solve_plans_an_unseen_larger_problem_and_val_accepts_it(ridge, blocks, strategy, tmp_path):
+    problem = next((blocks / "problems" / "extrapolation").glob("*.pddl"))
+    out = tmp_path / "plan"
+    res = _ok(run_cli("solve", "--model", ridge, blocks / "problems" / "domain.pddl", problem, "--strategy", strategy,
+                      "--out", out, "--settings", json.dumps({"search": {"max_expansions": 5000, "time_limit": 60}})))
+    assert "Plan valid (VAL)" in res.stdout and out.is_file()
+
+
+def test_evaluate_writes_learned_heuristic_rows(ridge, blocks, tmp_path):
+    out = tmp_path / "extrapolation.gbfs.csv"
+    _ok(run_cli("evaluate", "--model", ridge, "--benchmark-dir", blocks / "problems", "--split", "extrapolation",
+                "--plans-table", blocks / "plans" / "extrapolation.csv", "--strategy", "gbfs", "--out", out))
+    rows = list(csv.DictReader(out.open()))
+    assert rows and all(r["system"] == "learned_heuristic" and r["variant"] == "ridge" for r in rows)
+    assert all(r["solved"] == "yes" and r["val"] == "valid" for r in rows)
+    assert json.loads(rows[0]["counters"])["generated"] > 0
+
+
+@pytest.mark.parametrize("learner", ["rank", "xgb"])
+def test_the_other_learners_train_and_plan(blocks, learner):
+    ckpt = _train(blocks, learner, n_estimators=20) if learner == "xgb" else _train(blocks, learner)
+    summary = json.loads(ckpt.with_name("summary.json").read_text())
+    model = registry.load_model(ckpt)
+    assert model.variant == learner and summary["parameters"] > 0
+    if learner == "rank":
+        assert summary["rank_pairs"] > 0 and summary["rank_pairs_misordered"] < 0.5
+    problem = _problem(blocks, "validation", next((blocks / "problems" / "validation").glob("*.pddl")).stem)
+    from genplan.planners.solve import solve_and_validate
+
+    outcome = solve_and_validate(registry.planner(model, "gbfs", {"search": {"max_expansions": 2000}}), problem)
+    assert outcome.solved
+
+
+def test_unknown_training_settings_are_named(blocks, tmp_path):
+    settings = {"family": "heuristic", "learner": "ridge", "train": {"alpah": 1}}
+    res = run_cli("train", "--model", "h", "--settings", json.dumps(settings), "--domain", "blocks",
+                  "--train", blocks / "ss" / "train.csv", blocks / "train.json.gz",
+                  "--validation", blocks / "validation.json.gz", "--seed", "1", "--out", tmp_path / "m.ckpt")
+    assert res.returncode != 0 and "alpah" in res.stderr and not (tmp_path / "m.ckpt").exists()
