@@ -41,13 +41,13 @@ def test_the_registry_refuses_what_a_family_does_not_offer():
     assert registry.check_models({"m": _entry()}) == []
     assert registry.family("transition").trains_from == ("trajectories",)
     problems = registry.check_models({
-        "a": _entry(family="diffusion"),
+        "a": _entry(family="no_such_family"),
         "b": _entry(strategies=["greedy"]),
         "c": _entry(encoding="fsf", strategies=["beam3-pooled-nostatics"]),
         "d": _entry(strategies=["beam-3"]),
     })
     assert len(problems) == 4
-    assert "models.a: Unknown value family='diffusion'" in problems[0]
+    assert "models.a: Unknown value family='no_such_family'" in problems[0]
     assert "models.b.strategies: 'greedy' is a greedy strategy; family transition offers ['beam']" in problems[1]
     assert problems[2].startswith("models.c: strategy 'beam3-pooled-nostatics' drops static atoms")
     assert "Unknown value strategy='beam-3'" in problems[3]
