@@ -14,6 +14,9 @@ if not workflow.overwrite_configfiles:
     configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"   # `snakemake --report report.html`: every table and figure with captions
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/problems.smk"
 include: "workflow/rules/plans.smk"

@@ -217,9 +217,38 @@ def plangpt_outputs():
     return report_outputs("plangpt", config["results_dir"]) if family_models("plangpt") else []
 
 
+def leaderboard_inputs(wildcards):
+    """Every evaluation CSV, the evaluated splits' plans tables and every training summary."""
+    out = evaluation_outputs()
+    for b in config["benchmarks"]:
+        for d in config["domains"]:
+            out += [L.plans_table(b, d, s) for s in config["evaluation"]["splits"]]
+            out += [L.training_summary(b, d, m, s) for m, s in model_jobs()]
+    return out
+
+
+def leaderboard_outputs():
+    return report_outputs("leaderboard", config["results_dir"])
+
+
+REPORT_CATEGORIES = {"leaderboard": "1. Leaderboard", "state-centric": "2. State-centric transition models",
+                     "symt": "3. SymT", "plangpt": "4. PlanGPT", "diffusion": "5. Plan diffusion"}
+
+
+def reported(paper):
+    """A report's outputs with its CSV tables and PNG figures marked for `snakemake --report`
+    (caption: workflow/report/<paper>.rst; the Markdown, LaTeX and PDF copies stay plain files).
+    Only files present when the workflow is read are marked, so that `--report` builds the HTML
+    from whatever tables the results root holds (a paper not run yet is left out, not an error);
+    the flag changes nothing else."""
+    return [report(f, caption=f"../report/{paper}.rst", category=REPORT_CATEGORIES[paper])
+            if f.endswith((".csv", ".png")) and Path(f).is_file() else f
+            for f in report_outputs(paper, config["results_dir"])]
+
+
 def all_outputs():
     return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs() + symt_outputs()
-            + plangpt_outputs()
+            + plangpt_outputs() + leaderboard_outputs()
             + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
 
 

@@ -7,7 +7,7 @@ rule report_state_centric:
     input:
         state_centric_report_inputs,
     output:
-        report_outputs("state-centric", config["results_dir"]),
+        reported("state-centric"),
     params:
         results=results_root_of,
     log:
@@ -26,7 +26,7 @@ rule report_symt:
     input:
         symt_report_inputs,
     output:
-        report_outputs("symt", config["results_dir"]),
+        reported("symt"),
     params:
         results=results_root_of,
     log:
@@ -46,7 +46,7 @@ rule report_plangpt:
     input:
         plangpt_report_inputs,
     output:
-        report_outputs("plangpt", config["results_dir"]),
+        reported("plangpt"),
     params:
         results=results_root_of,
     log:
@@ -67,7 +67,7 @@ rule report_diffusion:
     input:
         evaluation_outputs(),
     output:
-        report_outputs("diffusion", config["results_dir"]),
+        reported("diffusion"),
     params:
         results=results_root_of,
     log:
@@ -76,3 +76,24 @@ rule report_diffusion:
         "../../envs/report.yaml"
     shell:
         "genplan report diffusion --results {params.results:q} 2> {log:q}"
+
+
+# One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
+# known plan, median time, model size, training time and device, from the evaluation CSVs, plans
+# tables and training summaries; the state-centric Table 4 (model sizes) from the same numbers.
+
+
+rule leaderboard:
+    input:
+        leaderboard_inputs,
+    output:
+        reported("leaderboard"),
+    params:
+        results=results_root_of,
+    log:
+        L.log("report", "leaderboard"),
+    conda:
+        "../../envs/report.yaml"
+    shell:
+        "genplan report leaderboard --results {params.results:q} 2> {log:q}"
+

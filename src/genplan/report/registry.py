@@ -33,6 +33,11 @@ REPORTS = {
         "tables": [(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")] + [("plangpt-figure3-stops", "csv")],
         "figures": [("plangpt-figure3", ext) for ext in ("png", "pdf")],
     },
+    "leaderboard": {  # every system on the same instances, and the state-centric Table 4 (model sizes)
+        "module": "genplan.report.leaderboard",
+        "tables": [("leaderboard", ext) for ext in ("md", "csv")] + [("model-sizes", ext) for ext in ("md", "csv")],
+        "figures": [("leaderboard", ext) for ext in ("png", "pdf")],
+    },
 }
 
 
