@@ -5,7 +5,7 @@
       architecture: encoder_decoder   # encoder: SymT^E (heuristic) | encoder_decoder: SymT^ED (plans)
       object_pool: 32                 # object tokens o0..o31 (or {type: K} with per_type: true)
       loss_weights: [1, 1, 1]         # w1 L_pred + w2 L_att + w3 L_hid; [1, 0, 0]: no contrastive loss
-      rename: rename-both             # rename-both | rename-one (the contrastive pairs) | random
+      rename: rename-both             # rename-both | rename-one (the contrastive pairs) | random | sorted
       max_tokens: 500                 # generation cap
       network: {d_model: 128, n_heads: 4, n_layers: 4, d_token: 32, decoder_positions: none}
       train: {epochs: 20, batch_size: 32, lr: 0.0003, examples: 2000}
@@ -48,8 +48,9 @@ def check(name: str, settings: dict) -> list[str]:
         if kind not in offered:
             problems.append(f"strategy {s!r} is not one of architecture {arch}'s kinds {list(offered)}")
     weights = settings.get("loss_weights", [1, 1, 1])
-    if settings.get("rename") == "random" and (weights[1:] != [0, 0]):
-        problems.append("rename: random has no renamed pairs for the contrastive losses: set loss_weights [w1, 0, 0]")
+    if settings.get("rename") in ("random", "sorted") and list(weights[1:]) != [0, 0]:
+        problems.append(f"rename: {settings['rename']} has no renamed pairs for the contrastive losses: set "
+                        "loss_weights [w1, 0, 0]")
     return problems
 
 

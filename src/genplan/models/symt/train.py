@@ -4,10 +4,10 @@ loss) and summary (parameters, divergences with and without the contrastive loss
 
 Loss (SymT paper, Section 4): w1 L_pred + w2 L_att + w3 L_hid, L_pred the MSE on h (SymT^E) or the
 token cross-entropy of the plan (SymT^ED), L_att and L_hid from genplan.nn.contrastive between the
-two renamed copies of each example. L_pred is averaged over both copies with rename-both; with
-rename-one only the randomly renamed copy X' is predicted (X's fixed names would let the model
-learn names, the paper's Limitation 2, which it addresses "by always fully randomizing object
-names"): our reading. Objects are renamed afresh every epoch. Weights are chosen by validation
+two renamed copies of each example. L_pred is averaged over both copies (the paper has Y and Y'
+"the plans predicted for X and X'"), with rename-one too: X then carries the fixed names (objects in
+natural order take the pool's tokens in order, the names evaluation gives them) and the contrastive
+terms pull the randomly renamed X' towards it. Objects are renamed afresh every epoch. Weights are chosen by validation
 L_pred (objects in pool order), in the shared loop (genplan.training.fit: AdamW, warmup + cosine,
 clipping, bf16 on CUDA, divergence detection, patience, resumable partial states)."""
 
@@ -69,8 +69,6 @@ def make_loss(settings: SymTSettings, dev):
             per_row = (h.float() - batch["h"].to(dev).float().repeat(copies)) ** 2
             weight = torch.ones_like(per_row)
             stacks, masks, mem = [enc], [mask], [None]
-        if copies == 2 and settings.rename == "rename-one":  # predict the randomly renamed copy only
-            per_row, weight = per_row[B:], weight[B:]
         pred = per_row.sum() / weight.sum().clamp(min=1)
         if not need:
             return combine(pred, None, None, w), {"pred": pred.item()}
@@ -121,7 +119,7 @@ def train_symt(name: str, entry: dict, domain: str, files: dict, seed: int, out,
     net_cfg = {"architecture": settings.architecture, "network": asdict(settings.network), "vocab_size": len(vocab),
                "width": 1 + max_arity(vocab), "pad_id": vocab.pad_id}
     net = SymTNet(net_cfg)
-    rename = settings.rename if settings.contrastive else "random"
+    rename = settings.rename if settings.contrastive or settings.rename in ("random", "sorted") else "random"
     max_len = settings.network.max_len if settings.network.decoder_positions == "learned" else settings.max_tokens
     v_enc = data.encode(val_cases, vocab, domain_info, np.random.default_rng(seed), "sorted", settings.per_type,
                         decoder, max_len)

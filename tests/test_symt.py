@@ -1,0 +1,243 @@
+"""SymT^E and SymT^ED (genplan.models.symt): the encoder reads a set (atom order does not matter),
+renaming objects together with their embeddings changes nothing but the names, a readout computed
+by hand, and end to end through `genplan train` and `genplan solve` on tiny Gripper data, where
+exit 0 means a VAL-valid plan."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from conftest import run_cli
+from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
+
+from genplan import registry
+from genplan.models.symt.model import SymTNet, pad_rows
+from genplan.tokens.atom_rows import atom_vocabulary, encode_atom_set, max_arity
+from genplan.tokens.renaming import Renaming
+
+NET = {"d_model": 32, "n_heads": 2, "n_layers": 2, "d_token": 8}
+
+
+def _net(arch: str, vocab, seed: int = 0, **network) -> SymTNet:
+    torch.manual_seed(seed)
+    net = SymTNet({"architecture": arch, "network": {**NET, **network}, "vocab_size": len(vocab),
+                   "width": 1 + max_arity(vocab), "pad_id": 0})
+    for p in net.parameters():  # away from the tiny GPT-2 initialisation, so that differences show
+        p.data.normal_(0, 0.3)
+    return net.eval()
+
+
+@pytest.fixture(scope="module")
+def problem(gripper_data):  # noqa: F811
+    from genplan.pddl_io import parse_domain, parse_problem
+
+    info = parse_domain(DOMAIN)
+    task = parse_problem(gripper_data["files"][3], info)
+    vocab = atom_vocabulary(info, 12)
+    return info, task, vocab
+
+
+def test_goal_predicates_and_rows(problem):
+    info, task, vocab = problem
+    assert "goal_at" in vocab.predicates and vocab.arity("goal_at") == 2 and max_arity(vocab) == 2
+    rows = encode_atom_set(task.init, task.goal, Renaming.identity_order(task.objects, None, vocab), vocab, task.statics)
+    assert len(rows) == len(task.init | task.statics) + len(task.goal) and all(len(r) == 3 for r in rows)
+    goal_rows = [r for r in rows if vocab.token(r[0]) == "goal_at"]
+    assert len(goal_rows) == 3 and all(vocab.is_object(r[1]) and vocab.is_object(r[2]) for r in goal_rows)
+    free = next(r for r in rows if vocab.token(r[0]) == "free")
+    assert free[2] == vocab.pad_id  # unary atom: padded to the max arity
+
+
+@pytest.mark.parametrize("arch", ["encoder", "encoder_decoder"])
+def test_output_does_not_depend_on_the_order_of_the_atoms(problem, arch):
+    info, task, vocab = problem
+    rows = encode_atom_set(task.init, task.goal, Renaming.identity_order(task.objects, None, vocab), vocab, task.statics)
+    perm = np.random.default_rng(0).permutation(len(rows))
+    shuffled = [rows[i] for i in perm]
+    net = _net(arch, vocab)
+    x, m = pad_rows([rows, shuffled])
+    out = net.encode(x, m)
+    # equivariant per atom: atom i's hidden state moves with it
+    assert torch.allclose(out.hidden[1], out.hidden[0][torch.tensor(perm)], atol=1e-5)
+    if arch == "encoder":
+        h, _ = net.heuristic(x, m)
+        assert abs(h[0].item() - h[1].item()) < 1e-4 and abs(h[0].item()) > 1e-3
+    else:
+        y = torch.tensor([[vocab.action_id, vocab.id("pick")]] * 2)
+        logits = net.decode(y, out.hidden, m).logits
+        assert torch.allclose(logits[0], logits[1], atol=1e-4)
+
+
+def test_renaming_objects_with_their_embeddings_renames_the_output(problem):
+    """Swap two objects' names and their embedding rows (encoder E, decoder tokens): h is the same
+    and the decoder's scores of the two tokens trade places. (Renaming alone is not an identity of
+    the network: the contrastive losses teach that part.)"""
+    info, task, vocab = problem
+    a, b = "ball1", "roomb"
+    r1 = Renaming.identity_order(task.objects, None, vocab)
+    swapped = dict(r1.forward)
+    swapped[a], swapped[b] = r1.forward[b], r1.forward[a]
+    r2 = Renaming(swapped)
+    ta, tb = vocab.id(r1.forward[a]), vocab.id(r1.forward[b])
+    for arch in ("encoder", "encoder_decoder"):
+        net = _net(arch, vocab, seed=1)
+        twin = _net(arch, vocab, seed=1)
+        with torch.no_grad():
+            for table in [twin.atoms.E.weight] + ([twin.decoder.wte.weight] if arch != "encoder" else []):
+                table[[ta, tb]] = table[[tb, ta]]
+        x1, m1 = pad_rows([encode_atom_set(task.init, task.goal, r1, vocab, task.statics)])
+        x2, m2 = pad_rows([encode_atom_set(task.init, task.goal, r2, vocab, task.statics)])
+        if arch == "encoder":
+            h1, h2 = net.heuristic(x1, m1)[0], twin.heuristic(x2, m2)[0]
+            assert abs(h1.item() - h2.item()) < 1e-4
+            assert abs(h1.item() - net.heuristic(x2, m2)[0].item()) > 1e-4  # the names alone matter
+        else:
+            y1 = torch.tensor([[vocab.action_id, vocab.id("pick"), ta]])
+            y2 = torch.tensor([[vocab.action_id, vocab.id("pick"), tb]])
+            l1 = net.decode(y1, net.encode(x1, m1).hidden, m1).logits[0, -1]
+            l2 = twin.decode(y2, twin.encode(x2, m2).hidden, m2).logits[0, -1]
+            perm = torch.arange(len(vocab))
+            perm[ta], perm[tb] = tb, ta
+            assert torch.allclose(l1, l2[perm], atol=1e-4)
+
+
+def test_readout_by_hand():
+    """Blocks that add nothing (zero residual projections): the last hidden states are the atom
+    embeddings W (E[p] | E[o1] | E[o2]) + b; the readout sums their first d_k = 2 dimensions."""
+    from genplan.tokens.vocab import Vocabulary
+
+    vocab = Vocabulary("d", {"p": 2}, {"a": 1}, 2)
+    net = SymTNet({"architecture": "encoder", "network": {"d_model": 4, "n_heads": 2, "n_layers": 1, "d_token": 1,
+                                                          "d_readout": 2},
+                   "vocab_size": len(vocab), "width": 3, "pad_id": 0}).eval()
+    with torch.no_grad():
+        for name, p in net.encoder.named_parameters():
+            if "c_proj" in name:
+                p.zero_()
+        net.atoms.E.weight.copy_(torch.arange(len(vocab), dtype=torch.float32)[:, None])  # E[t] = t
+        net.atoms.W.weight.copy_(torch.tensor([[1., 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]]))
+        net.atoms.W.bias.copy_(torch.tensor([0.5, 0, 0, 0]))
+        net.readout[0].weight.copy_(torch.tensor([[1., 0], [0, -1]]))
+        net.readout[0].bias.zero_()
+        net.readout[2].weight.copy_(torch.tensor([[2., 3]]))
+        net.readout[2].bias.fill_(1.0)
+    x, m = pad_rows([[[2, 3, 0], [4, 5, 6]], [[2, 3, 0]]])
+    h, _ = net.heuristic(x, m)
+    # atom 1: (2.5, 3, 0, 5), atom 2: (4.5, 5, 6, 15); first two dims summed: (7, 8)
+    # readout: (7, -8) -> GELU -> (7.0, -5e-15) -> 2 * 7 + 3 * 0 + 1 = 15
+    assert h[0].item() == pytest.approx(15.0, abs=1e-4)
+    # one atom (2.5, 3): (2.5, -3) -> GELU(2.5) = 2.5 * Phi(2.5), GELU(-3) = -3 * Phi(-3)
+    gelu = torch.nn.functional.gelu
+    assert h[1].item() == pytest.approx(2 * gelu(torch.tensor(2.5)).item() + 3 * gelu(torch.tensor(-3.0)).item() + 1,
+                                        abs=1e-5)
+
+
+def test_config_checks():
+    bad = {"family": "symt", "architecture": "encoder", "seeds": [1], "strategies": ["greedy"]}
+    assert any("architecture encoder" in p for p in registry.check_models({"m": bad}))
+    good = {**bad, "strategies": ["heuristic-greedy"]}
+    assert registry.check_models({"m": good}) == []
+    ed = {"family": "symt", "seeds": [1], "strategies": ["heuristic-greedy"]}
+    assert any("encoder_decoder" in p for p in registry.check_models({"m": ed}))
+    from genplan.models.symt.family import identity
+
+    assert identity(good) == ("symt_e", "contrastive")
+    assert identity({**ed, "loss_weights": [1, 0, 0]}) == ("symt_ed", "no_contrastive")
+
+
+# --- end to end ------------------------------------------------------------------------------------
+
+# A test of the machinery (training, checkpoint, every strategy, VAL, caps), not of generalisation,
+# with a few seconds of training: SymT^E learns h* of the 1-3 ball state spaces with the contrastive
+# loss (rename-one); SymT^ED memorises the 1-ball state space with objects always in pool order
+# (`rename: sorted`, no contrastive term): with random names a tiny decoder needs far longer to learn
+# to copy them. Each validates on its own training problems' plans (selection by validation loss on
+# larger problems keeps the first epoch's weights).
+TRAIN = {"epochs": 30, "batch_size": 16, "lr": 0.003, "warmup_steps": 10, "examples": 300, "patience": None}
+NETWORK = {"d_model": 48, "n_heads": 4, "n_layers": 2, "d_token": 16}
+MODELS = {
+    "encoder": {"family": "symt", "architecture": "encoder", "object_pool": 10, "rename": "rename-one",
+                "network": NETWORK, "train": TRAIN},
+    "encoder_decoder": {"family": "symt", "architecture": "encoder_decoder", "object_pool": 10, "rename": "sorted",
+                        "loss_weights": [1, 0, 0], "network": NETWORK, "train": {**TRAIN, "examples": 200}},
+}
+BALLS = {"encoder": (1, 2, 3), "encoder_decoder": (1,)}
+
+
+def _statespaces(gripper_data, balls):
+    from genplan.stages import statespace
+
+    folder = gripper_data["dir"] / f"statespaces-{len(balls)}" / "train"
+    folder.mkdir(parents=True)
+    for n in balls:
+        np.savez_compressed(folder / f"gripper-{n}.npz", **statespace.expand(DOMAIN, gripper_data["files"][n], 10000))
+    table = folder.with_suffix(".csv")
+    table.write_text("problem\n")  # the folder beside it is what training reads
+    return table
+
+
+@pytest.fixture(scope="module", params=["encoder", "encoder_decoder"])
+def symt(request, gripper_data, tmp_path_factory):  # noqa: F811
+    from test_features import trajectory_record, write_split
+
+    arch = request.param
+    out = tmp_path_factory.mktemp(arch) / "model.ckpt"
+    table = _statespaces(gripper_data, BALLS[arch])
+    val = write_split(out.with_name("validation.json.gz"), [trajectory_record(gripper_data["files"][n]) for n in BALLS[arch]])
+    res = run_cli("train", "--model", f"tiny_{arch}", "--settings", json.dumps(MODELS[arch]),
+                  "--domain", "gripper", "--train", gripper_data["train"], table,
+                  "--validation", val, "--seed", "3", "--out", out,
+                  "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    return request.param, out
+
+
+def test_training_summary_and_log(symt):
+    arch, ckpt = symt
+    summary = json.loads(ckpt.with_name("summary.json").read_text())
+    assert summary["family"] == "symt" and summary["system"] == ("symt_e" if arch == "encoder" else "symt_ed")
+    assert summary["contrastive"] == (arch == "encoder") and summary["divergences"] >= 0
+    assert isinstance(summary["divergence_events"], list) and summary["dead_end_states_excluded"] == 0
+    assert summary["parameters"] == sum(summary["parameters_by_part"].values())
+    rows = ckpt.with_name("training.csv").read_text().splitlines()
+    assert rows[0].startswith("epoch,train_loss,pred_loss,att_loss,hid_loss,val_loss") and len(rows) == 31
+    first, last = (float(r.split(",")[2]) for r in (rows[1], rows[-1]))
+    assert last < first  # the prediction loss falls
+    model = registry.load_model(ckpt, expect_domain="gripper")
+    variant = "contrastive" if arch == "encoder" else "no_contrastive"
+    assert (model.family, model.system, model.variant) == ("symt", summary["system"], variant)
+    if arch == "encoder":  # the contrastive terms are logged
+        assert all(r.split(",")[3] and r.split(",")[4] for r in rows[1:])
+
+
+def _strategies(arch):
+    return ["heuristic-greedy"] if arch == "encoder" else ["greedy", "greedy-applicable", "greedy-reground"]
+
+
+def test_solve_exits_0_only_for_a_val_valid_plan(symt, gripper_data, tmp_path):  # noqa: F811
+    arch, ckpt = symt
+    for strategy in _strategies(arch):
+        out = tmp_path / f"{strategy}.plan"
+        res = run_cli("solve", "--model", ckpt, DOMAIN, gripper_data["files"][1], "--strategy", strategy, "--out", out)
+        assert res.returncode == 0, (strategy, res.stdout + res.stderr[-2000:])
+        assert "Plan valid (VAL): 3 actions" in res.stdout and out.is_file()
+        # a cap too small for any plan: no valid plan, exit 1, nothing written
+        capped = tmp_path / f"{strategy}-capped.plan"
+        res = run_cli("solve", "--model", ckpt, DOMAIN, gripper_data["files"][1], "--strategy", strategy,
+                      "--settings", json.dumps({"generate": {"max_tokens": 3}}), "--out", capped)
+        assert res.returncode == 1 and not capped.exists(), (strategy, res.stdout)
+    res = run_cli("solve", "--model", ckpt, DOMAIN, gripper_data["files"][1], "--strategy",
+                  "greedy" if arch == "encoder" else "heuristic-greedy")
+    assert res.returncode != 0 and "offers the strategies" in res.stderr
+
+
+def test_more_objects_than_the_pool_is_refused(symt, tmp_path):
+    from transition_doubles import gripper_problem
+
+    arch, ckpt = symt
+    big = gripper_problem(tmp_path / "g9.pddl", DOMAIN, 9)  # 9 balls + 4 > 10 object tokens
+    res = run_cli("solve", "--model", ckpt, DOMAIN, big)
+    assert res.returncode == 1 and "more than the 10 object tokens" in res.stdout
