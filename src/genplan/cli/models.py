@@ -163,7 +163,8 @@ def add_parsers(sub) -> None:
     s.set_defaults(func=cmd_evaluate)
 
     s = sub.add_parser("report", formatter_class=fmt, help="a paper's tables and figures from the result files")
-    s.add_argument("paper", help="the paper whose tables and figures to build: state-centric or symt")
+    s.add_argument("paper", help="the report to build: one of genplan.report.registry.REPORTS (state-centric, "
+                   "symt, plangpt, diffusion, leaderboard)")
     s.add_argument("--results", default="results", help="the results root to read")
     s.add_argument("--out-dir", default=None, help="where tables/ and figures/ go (default: --results)")
     s.add_argument("--published", default=None, help="published_results.csv (default: the packaged copy)")
