@@ -19,7 +19,8 @@ REPORTS = {
     },
     "symt": {
         "module": "genplan.report.papers.symt",
-        "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")],
+        "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")]
+        + [(f"symt-{name}", ext) for name in ("stability", "ablations") for ext in ("csv", "md")],
         "figures": [],
     },
     "diffusion": {

@@ -4,8 +4,13 @@ under each decoding, and Table 1's parameter counts, with the published numbers 
 Ours come from the evaluation CSVs (one row per problem, VAL's verdict) and the training
 summaries under one results root; a published cell of a system we have not run reads "–" on our
 side. Strategies map to the paper's decodings: `greedy` -> greedy, `greedy-applicable` ->
-applicability, `greedy-reground` -> regrounding (SymT^E's `heuristic_greedy` when that family
-lands). Coverage is the fraction solved per seed, mean and population std over seeds, as the paper.
+applicability, `greedy-reground` -> regrounding, `heuristic-greedy` -> SymT^E's heuristic_greedy.
+Coverage is the fraction solved per seed, mean and population std over seeds, as the paper.
+
+SymT rows come from the models named `symt_e` and `symt_ed` (the paper's configuration); every
+other model of the symt family is an ablation, reported with them in `symt-ablations` beside the
+training-stability count `symt-stability` (genplan.report.papers.symt_runs). Table 1 counts the
+parameters of PlanGPT and of those two models from their training summaries.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from genplan.report import aggregate, collect, render
 from genplan.report.published import Published
 
 PAPER, NAME = "symt-aaai26", "symt"
-VARIANTS = {"greedy": "greedy", "greedy-applicable": "applicability", "greedy-reground": "regrounding"}
+VARIANTS = {"greedy": "greedy", "greedy-applicable": "applicability", "greedy-reground": "regrounding",
+            "heuristic-greedy": "heuristic_greedy"}
+MAIN = {"symt_e", "symt_ed"}  # the symt models of Table 2 (by name); other symt models are ablations
 SYSTEMS = [("plangpt", "greedy"), ("plangpt", "applicability"), ("plangpt", "regrounding"),
            ("symt_e", "heuristic_greedy"), ("symt_ed", "greedy"), ("symt_ed", "applicability"),
            ("symt_ed", "regrounding")]
@@ -31,7 +38,8 @@ def _cells(rows: list[dict]) -> dict[tuple, dict]:
     """(benchmark, domain, split, system, variant) -> coverage over seeds."""
     mine = [{**r, "variant": VARIANTS[r["strategy"]]} for r in rows
             if r["system"] in {s for s, _ in SYSTEMS} and r["strategy"] in VARIANTS
-            and not (r["system"] == "plangpt" and r.get("variant") == "ces")]  # SymT trained PlanGPT with CE
+            and not (r["system"] == "plangpt" and r.get("variant") == "ces")  # SymT trained PlanGPT with CE
+            and (r["system"] == "plangpt" or r["model"] == r["system"])]
     out = {}
     for key, rs in aggregate.group(mine, ("benchmark", "domain", "split", "system", "variant")).items():
         seeds = aggregate.group(rs, ("seed",))
@@ -92,12 +100,13 @@ def table2_md(rows: list[dict]) -> tuple[str, str]:
 def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
     """Parameter counts of our sequence models (from their training summaries) beside Table 1's."""
     rows = []
-    for (bench, system), ss in sorted(aggregate.group(
-            [s for s in summaries if s.get("family") == "plangpt"], ("benchmark", "family")).items()):
-        p = pub.get("1", "", "", "plangpt", "", "parameters")
+    mine = [{**s, "system": "plangpt"} for s in summaries if s.get("family") == "plangpt"]
+    mine += [s for s in summaries if s.get("family") == "symt" and s.get("model") in MAIN and s.get("system") in MAIN]
+    for (bench, system), ss in sorted(aggregate.group(mine, ("benchmark", "system")).items()):
+        p = pub.get("1", "", "", system, "", "parameters")
         counts = [float(s["parameters"]) for s in ss]
         mean, std = aggregate.mean_std(counts)
-        rows.append({"benchmark": bench, "domain": "", "split": "", "system": "plangpt", "variant": "",
+        rows.append({"benchmark": bench, "domain": "", "split": "", "system": system, "variant": "",
                      "metric": "parameters", "ours_mean": f"{mean:.0f}", "ours_std": f"{std:.0f}",
                      "n_seeds": len(ss), "n_problems": "", "published_mean": "" if p is None else p[0],
                      "published_std": ""})
@@ -105,18 +114,31 @@ def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
 
 
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
+    from genplan.report.papers import symt_runs
+
     pub = Published.load(PAPER, published_path)
-    t2 = table2_rows(_cells(collect.evaluation_rows(results)), pub)
+    evaluations = collect.evaluation_rows(results)
+    t2 = table2_rows(_cells(evaluations), pub)
     stem = out_dir / "tables" / f"{NAME}-table2"
     tables.write_csv(stem.with_suffix(".csv"), t2, COLUMNS)
     md, tex = table2_md(t2)
     atomic.write_text(stem.with_suffix(".md"), md)
     atomic.write_text(stem.with_suffix(".tex"), tex)
-    t1 = table1_rows(collect.training_summaries(results, key="parameters"), pub)
+    summaries = collect.training_summaries(results, key="parameters")
+    t1 = table1_rows(summaries, pub)
     stem1 = out_dir / "tables" / f"{NAME}-table1"
     tables.write_csv(stem1.with_suffix(".csv"), t1, COLUMNS)
     body = [[r["benchmark"], r["system"], render.num(float(r["ours_mean"]), 0), r["n_seeds"],
              render.num(_f(r["published_mean"]), 0)] for r in t1]
     atomic.write_text(stem1.with_suffix(".md"), "# SymT Table 1: parameters, ours (mean over trained models) "
                       "beside the published\n\n" + render.md(["benchmark", "system", "ours", "models", "published"], body))
-    return [stem.with_suffix(s) for s in (".csv", ".md", ".tex")] + [stem1.with_suffix(s) for s in (".csv", ".md")]
+    written = [stem.with_suffix(s) for s in (".csv", ".md", ".tex")] + [stem1.with_suffix(s) for s in (".csv", ".md")]
+    for name, rows, columns, md in (
+            ("stability", symt_runs.stability_rows(summaries), symt_runs.STABILITY_COLUMNS, symt_runs.stability_md),
+            ("ablations", symt_runs.ablation_rows(evaluations, summaries), symt_runs.ABLATION_COLUMNS,
+             symt_runs.ablations_md)):
+        stem_x = out_dir / "tables" / f"{NAME}-{name}"
+        tables.write_csv(stem_x.with_suffix(".csv"), rows, columns)
+        atomic.write_text(stem_x.with_suffix(".md"), md(rows))
+        written += [stem_x.with_suffix(".csv"), stem_x.with_suffix(".md")]
+    return written
