@@ -45,8 +45,8 @@ def blocks(tmp_path_factory):
     return d
 
 
-def _train(blocks, learner: str, **train):
-    out = blocks / "models" / learner / "model.ckpt"
+def _train(blocks, learner: str, tag: str = "", **train):
+    out = blocks / "models" / (learner + tag) / "model.ckpt"
     settings = {"family": "heuristic", "learner": learner, "train": train}
     _ok(run_cli("train", "--model", f"h_{learner}", "--settings", json.dumps(settings), "--domain", "blocks",
                 "--train", blocks / "ss" / "train.csv", blocks / "train.json.gz",
@@ -188,3 +188,9 @@ def test_unknown_training_settings_are_named(blocks, tmp_path):
                   "--train", blocks / "ss" / "train.csv", blocks / "train.json.gz",
                   "--validation", blocks / "validation.json.gz", "--seed", "1", "--out", tmp_path / "m.ckpt")
     assert res.returncode != 0 and "alpah" in res.stderr and not (tmp_path / "m.ckpt").exists()
+
+
+def test_max_states_draws_that_many_states_even_when_a_space_gets_none(blocks):
+    ckpt = _train(blocks, "ridge", "-sampled", max_states=5)  # 5 of every state: most spaces contribute nothing
+    summary = json.loads(ckpt.with_name("summary.json").read_text())
+    assert summary["train_states"] == 5 and registry.load_model(ckpt).dim == summary["feature_dim"]

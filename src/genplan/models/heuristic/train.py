@@ -118,15 +118,18 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
     datasets = [_dataset(encoder, sp, idx) for sp, idx in progress(list(zip(spaces, chosen)), total=len(spaces),
                                                                      desc=f"{name} states")]
     fg = edge.new_generator(encoder.domain, encoder.iterations, encoder.multiset_hash)
-    edge.collect(fg, DomainDataset(encoder.domain, datasets))  # the colours of the training states only
+    # the colours of the training states only
+    edge.collect(fg, DomainDataset(encoder.domain, [d for d, idx in zip(datasets, chosen) if len(idx)]))
     encoder = WLEncoder.from_dict({"name": "wl", "domain_file": doc["domain_file"], "iterations": encoder.iterations,
                                    "multiset_hash": encoder.multiset_hash, "statics": encoder.statics,
                                    "generator": edge.generator_to_text(fg)})
     # features, space by space, merged into distinct weighted rows
     Xs, ys, ws, inverses = [], [], [], []
     for data, sp, idx in progress(list(zip(datasets, spaces, chosen)), total=len(spaces), desc=f"{name} features"):
-        X = np.asarray(fg.embed(DomainDataset(encoder.domain, [data])), dtype=np.float32)
-        X = X.reshape(len(idx), fg.get_n_features())
+        X = np.zeros((0, fg.get_n_features()), dtype=np.float32)  # no state of this space drawn
+        if len(idx):
+            X = np.asarray(fg.embed(DomainDataset(encoder.domain, [data])), dtype=np.float32)
+            X = X.reshape(len(idx), fg.get_n_features())
         h = sp.h_star[idx]
         Xu, yu, wu, inv = learners.dedupe(X, h.astype(np.float64), learners.state_weights(h, opts.weighting))
         Xs.append(Xu)
