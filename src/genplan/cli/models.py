@@ -15,7 +15,8 @@ STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pool
                  "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
                  "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
                  "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK. diffusion: unmask-TN[-BK][-tauX] "
-                 "(N steps, K blocks, Gumbel temperature X), unmask-TN-applicable; see genplan.planners.strategies")
+                 "(N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: gbfs, descent (limits: "
+                 "--settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); see genplan.planners.strategies")
 
 
 def cmd_train(a) -> int:
