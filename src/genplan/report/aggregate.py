@@ -28,17 +28,28 @@ def group(rows: list[dict], keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
 
 
 def coverage(rows: list[dict]) -> dict[tuple, dict]:
-    """EVAL_KEY -> {mean, std, n_seeds, n_problems, per_seed} of the fraction solved per seed."""
+    """EVAL_KEY -> {mean, std, n_seeds, n_problems, per_seed, refused} of the fraction solved per
+    seed; `refused`: "all" when the model refused every problem of the cell (an FSF encoder with
+    too few slots: a 0 by construction, not a measurement), "k/n" when it refused k of n rows,
+    "" when none."""
     out = {}
     for key, rs in group(rows, EVAL_KEY).items():
+        n_refused = sum(r["reason"] == "refused" for r in rs)
         per_seed = {seed: sum(r["solved"] == "yes" for r in srs) / len(srs)
                     for (seed,), srs in group(rs, ("seed",)).items()}
         sizes = {len(srs) for srs in group(rs, ("seed",)).values()}
         mean, std = mean_std(list(per_seed.values()))
         std = std if len(per_seed) > 1 else None  # one seed: no spread to report
         out[key] = {"mean": mean, "std": std, "n_seeds": len(per_seed), "n_problems": max(sizes),
-                    "per_seed": per_seed}
+                    "per_seed": per_seed, "refused": refused_label(n_refused, len(rs))}
     return out
+
+
+def refused_label(n_refused: int, n_rows: int) -> str:
+    """"all", "k/n" or "" (see `coverage`)."""
+    if n_refused == 0:
+        return ""
+    return "all" if n_refused == n_rows else f"{n_refused}/{n_rows}"
 
 
 def planner_coverage(table: list[dict], config: str) -> tuple[float, int]:

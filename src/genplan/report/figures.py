@@ -24,7 +24,8 @@ def _f(value):
 def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tuple[str, str]], published) -> list[Path]:
     """One panel per (benchmark, domain): Fast Downward and the learned systems, bars for the
     published number (`published(domain, split, system, variant)` -> (mean, std) or None) and ours
-    with each beam decoder (error bars: std over seeds; Fast Downward has one run, no beam)."""
+    with each beam decoder (error bars: std over seeds; Fast Downward has one run, no beam). A bar
+    marked R: the model refused every problem of the cell (Table 1's `refused`), not a coverage of 0."""
     sel = [r for r in rows if r["split"] == split]
     # A panel per (benchmark, domain) that has a learned model's result; Fast Downward alone only
     # when no model has been evaluated yet.
@@ -39,7 +40,7 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     for ax, (bench, dom) in zip(axes[:, 0], panels):
         index = {(r["system"], r["variant"], r["beam_mode"]): r for r in sel if (r["benchmark"], r["domain"]) == (bench, dom)}
         for i, (name, beam) in enumerate(series):
-            means, stds = [], []
+            means, stds, refused = [], [], []
             for system, variant in keys:
                 if beam is None:
                     p = published(dom, split, system, variant)
@@ -50,11 +51,15 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
                     r = None if fd and beam == "pooled" else index.get((system, variant, "" if fd else beam))
                     means.append(_f(r["ours_mean"]) if r else np.nan)
                     stds.append(_f(r["ours_std"]) if r else np.nan)
+                    refused.append(bool(r) and r.get("refused") == "all")
             ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, yerr=np.nan_to_num(stds), label=name,
                    color=("0.6", "tab:blue", "tab:orange")[i], capsize=2)
             for j, m in enumerate(means):  # not run, as opposed to a coverage of 0
                 if np.isnan(m) and not (beam == "pooled" and keys[j][0] == "fast_downward"):
                     ax.text(x[j] + (i - 1) * width, 0.02, "–", ha="center", va="bottom", fontsize=7)
+            for j, r in enumerate(refused):  # every problem refused (FSF slots): not a coverage of 0
+                if r:
+                    ax.text(x[j] + (i - 1) * width, 0.02, "R", ha="center", va="bottom", fontsize=6, color="tab:red")
         ax.set_title(f"{dom} ({bench})", fontsize=9)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("coverage")
@@ -64,7 +69,8 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
         axes[0, 0].set_axis_off()
     else:
         axes[0, 0].legend(fontsize=7, ncol=3, loc="upper right")
-    fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)}", fontsize=10)
+    fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)} (–: not run; R: every problem refused)",
+                 fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
     written = []
     for ext in ("png", "pdf"):

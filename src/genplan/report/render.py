@@ -27,7 +27,8 @@ def md(headers: list[str], rows: list[list[str]]) -> str:
 
 def _tex_escape(text: str) -> str:
     return (str(text).replace("\\", "\\textbackslash{}").replace("&", "\\&").replace("%", "\\%")
-            .replace("_", "\\_").replace("#", "\\#").replace("±", "$\\pm$").replace("–", "--"))
+            .replace("_", "\\_").replace("#", "\\#").replace("±", "$\\pm$").replace("–", "--")
+            .replace("†", "$^\\dagger$"))
 
 
 def tex(headers: list[str], rows: list[list[str]], caption: str) -> str:

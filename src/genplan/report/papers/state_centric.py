@@ -13,10 +13,12 @@ from pathlib import Path
 from genplan import atomic, tables
 from genplan.domains import DOMAINS
 from genplan.planners import strategies
-from genplan.stages.plans import best_known_lengths
 from genplan.report import aggregate, collect, figures, render
+from genplan.report.best_known import best_known
+from genplan.report.notes import MARK, Marks
 from genplan.report.papers import state_centric_agreement as agreement
 from genplan.report.papers import state_centric_others as others
+from genplan.report.papers import state_centric_quality as quality
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"
@@ -25,7 +27,7 @@ NAME = "state-centric"
 SYSTEMS = [(f"{e}_{l}", m) for e in ("wl", "fsf") for l in ("lstm", "xgb") for m in ("state", "delta")]
 BEAM_MODES, TEST_SPLITS = aggregate.BEAM_MODES, aggregate.TEST_SPLITS
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
-           "n_problems", "published_mean", "published_std", "beam_mode", "role"]
+           "n_problems", "published_mean", "published_std", "beam_mode", "role", "refused", "published_note"]
 
 
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
@@ -39,20 +41,21 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     grids = table1_grids(t1, pub) + others.grids(seq, pub, DOMAINS, _cell)
     written = _write(out_dir / "tables" / f"{NAME}-table1", t1 + seq, COLUMNS, grids, "Table 1")
     t3 = table3_rows(collect.training_summaries(results), pub)
-    written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source"],
-                      table3_grids(t3), "Table 3")
+    written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source", "published_note"],
+                      table3_grids(t3, pub), "Table 3")
     d_rows = decoder_rows(cov, t1)
     tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
     written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
-    summary, outside = agreement.agreement(t1)
+    summary, listed = agreement.agreement(t1)
     tables.write_csv(out_dir / "tables" / f"{NAME}-agreement.csv", summary, agreement.SUMMARY_COLUMNS)
-    tables.write_csv(out_dir / "tables" / f"{NAME}-agreement-cells.csv", outside, agreement.CELL_COLUMNS)
-    _write_md(out_dir / "tables" / f"{NAME}-agreement.md", agreement.agreement_md(summary, outside))
+    tables.write_csv(out_dir / "tables" / f"{NAME}-agreement-cells.csv", listed, agreement.CELL_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-agreement.md", agreement.agreement_md(summary, listed))
     written += [out_dir / "tables" / f"{NAME}-agreement{s}" for s in (".csv", "-cells.csv", ".md")]
-    q_rows = quality_rows(evals, plans)
-    tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, QUALITY_COLUMNS)
-    _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality_md(q_rows))
+    best = best_known(plans, every)  # every family's solved plans count, not only the transition models'
+    q_rows = quality.quality_rows(evals, plans, best)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, quality.QUALITY_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality.quality_md(q_rows, quality.source_rows(plans, best)))
     written += [out_dir / "tables" / f"{NAME}-quality.{s}" for s in ("csv", "md")]
     for number, split in ((2, "validation"), (3, "interpolation"), (4, "extrapolation")):
         written += figures.coverage_figure(t1, split, out_dir / "figures" / f"{NAME}-figure{number}", SYSTEMS,
@@ -83,9 +86,9 @@ def _write(stem: Path, rows, columns, grids, title) -> list[Path]:
     tables.write_csv(stem.with_suffix(".csv"), rows, columns)
     md = [f"# State-centric {title}: ours beside the published numbers\n"]
     tex = []
-    for caption, headers, body in grids:
-        md += [f"\n## {caption}\n\n", render.md(headers, body)]
-        tex.append(render.tex(headers, body, caption))
+    for caption, headers, body, *notes in grids:  # notes: a Marks of the grid's noted published numbers
+        md += [f"\n## {caption}\n\n", render.md(headers, body), notes[0].md() if notes else ""]
+        tex.append(render.tex(headers, body, " ".join([caption, notes[0].text() if notes else ""]).strip()))
     _write_md(stem.with_suffix(".md"), "".join(md))
     _write_md(stem.with_suffix(".tex"), "\n".join(tex))
     return [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
@@ -102,15 +105,22 @@ def table1_rows(cov: dict[tuple, dict], plans: dict, pub: Published) -> list[dic
     for (bench, dom, split), table in plans.items():
         mean, n = aggregate.planner_coverage(table, "astar_lmcut")
         p = pub.get("1", dom, split, "fast_downward", "astar_lmcut", "coverage")
-        rows.append(_row(bench, dom, split, "fast_downward", "astar_lmcut", mean, None, 1, n, p, ""))
+        note = pub.note("1", dom, split, "fast_downward", "astar_lmcut", "coverage")
+        rows.append(_row(bench, dom, split, "fast_downward", "astar_lmcut", mean, None, 1, n, p, "", note=note))
     for (bench, dom, split, system, mode, beam), c in cov.items():
         p = pub.get("1", dom, split, system, mode, "coverage")
-        rows.append(_row(bench, dom, split, system, mode, c["mean"], c["std"], c["n_seeds"], c["n_problems"], p, beam))
+        note = pub.note("1", dom, split, system, mode, "coverage")
+        rows.append(_row(bench, dom, split, system, mode, c["mean"], c["std"], c["n_seeds"], c["n_problems"], p, beam,
+                         refused=c["refused"], note=note))
     return rows
 
 
-def _row(bench, dom, split, system, variant, mean, std, n_seeds, n_problems, pub, beam, metric="coverage"):
-    return {"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": variant,
+def _row(bench, dom, split, system, variant, mean, std, n_seeds, n_problems, pub, beam, metric="coverage",
+         refused="", note=""):
+    """One Table 1 (or Table 3) row; `refused`: aggregate.coverage's label, `note`: the published
+    number's note."""
+    return {"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": variant, "refused": refused,
+            "published_note": note,
             "metric": metric, "ours_mean": f"{mean:.4f}", "ours_std": "" if std is None else f"{std:.4f}", "n_seeds": n_seeds,
             "n_problems": n_problems, "published_mean": "" if pub is None else pub[0],
             "published_std": "" if pub is None or pub[1] is None else pub[1], "beam_mode": beam,
@@ -121,9 +131,16 @@ def _f(value):
     return None if value in ("", None) else float(value)
 
 
-def _cell(row, pub, digits=2) -> str:
-    ours = "–" if row is None else render.mean_std(_f(row["ours_mean"]), _f(row["ours_std"]), digits)
-    return f"{ours} ({render.mean_std(pub[0], pub[1], digits) if pub else '–'})"
+def _cell(row, pub, digits=2, mark="") -> str:
+    """`ours (published)`; ours `refused` when the model refused every problem of the cell (never a
+    0 that looks measured), the published number followed by `mark` (a noted number: †)."""
+    if row is None:
+        ours = "–"
+    elif row.get("refused") == "all":
+        ours = "refused"
+    else:
+        ours = render.mean_std(_f(row["ours_mean"]), _f(row["ours_std"]), digits)
+    return f"{ours} ({render.mean_std(pub[0], pub[1], digits) + mark if pub else '–'})"
 
 
 def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
@@ -135,20 +152,24 @@ def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
         doms = _order([r["domain"] for r in rows if r["benchmark"] == bench], DOMAINS)
         for beam in beams or [""]:
             for splits, role in ((TEST_SPLITS, "test splits"), (("validation",), "validation split, reported apart: it selected the checkpoints")):
-                body = []
+                body, marks = [], Marks(pub, "1")
                 for dom in doms:
                     for split in splits:
-                        fd = index.get((bench, dom, split, "fast_downward", "astar_lmcut", ""))
-                        cells = [_cell(fd, pub.get("1", dom, split, "fast_downward", "astar_lmcut", "coverage"))]
-                        cells += [_cell(index.get((bench, dom, split, s, m, beam)), pub.get("1", dom, split, s, m, "coverage"))
-                                  for s, m in SYSTEMS]
-                        if any(not c.startswith("– (–)") for c in cells):
-                            body.append([dom, split, *cells])
+                        keys = [("fast_downward", "astar_lmcut", "")] + [(s, m, beam) for s, m in SYSTEMS]
+                        found = [index.get((bench, dom, split, s, m, b)) for s, m, b in keys]
+                        if all(r is None and pub.get("1", dom, split, s, m, "coverage") is None
+                               for r, (s, m, _) in zip(found, keys)):
+                            continue
+                        body.append([dom, split] + [_cell(r, pub.get("1", dom, split, s, m, "coverage"),
+                                                          mark=marks.mark(dom, split, s, m))
+                                                    for r, (s, m, _) in zip(found, keys)])
                 if body:
                     caption = (f"Coverage, benchmark {bench}, {beam or 'no'} beam decoder, {role}: "
                                "ours mean±std over seeds (published mean±std"
-                               + (")" if bench == "paper" else ", measured on the papers' instances, not these)"))
-                    grids.append((caption, headers, body))
+                               + (")" if bench == "paper" else ", measured on the papers' instances, not these)")
+                               + "; refused: the model refused every problem (more objects than its FSF slots), not a "
+                               "coverage of 0; † a published number with a note, below")
+                    grids.append((caption, headers, body, marks))
     return grids
 
 
@@ -178,31 +199,40 @@ def _t3(bench, dom, system, variant, metric, values, pub) -> list[dict]:
         return []
     mean, std = aggregate.mean_std(values)
     std = std if len(values) > 1 else None
-    sources = [("table 3", pub.get("3", dom, "", "", "", metric))]
+    sources = [("table 3", pub.get("3", dom, "", "", "", metric), pub.note("3", dom, "", "", "", metric))]
     if metric == "wl_dim":
-        sources.append(("appendix E.4", pub.get("E.4", dom, "", "wl", "", metric)))
+        sources.append(("appendix E.4", pub.get("E.4", dom, "", "wl", "", metric), pub.note("E.4", dom, "", "wl", "", metric)))
     rows = []
-    for source, p in sources:
-        row = _row(bench, dom, "", system, variant, mean, std, len(values), "", p, "", metric)
+    for source, p, note in sources:
+        row = _row(bench, dom, "", system, variant, mean, std, len(values), "", p, "", metric, note=note)
         rows.append({**row, "published_source": source if p else "", "role": ""})
     return rows
 
 
-def table3_grids(rows: list[dict]) -> list[tuple]:
+def table3_grids(rows: list[dict], pub: Published) -> list[tuple]:
     headers = ["domain", "model", "metric", "ours mean±std over seeds", "published", "published in"]
-    body = [[r["domain"], "_".join(x for x in (r["system"], r["variant"]) if x), r["metric"],
-             render.mean_std(_f(r["ours_mean"]), _f(r["ours_std"]), 0),
-             render.num(_f(r["published_mean"]), 0), r["published_source"] or "–"] for r in rows]
     out = []
     for bench in sorted({r["benchmark"] for r in rows}):
-        sel = [b for b, r in zip(body, rows) if r["benchmark"] == bench]
+        marks = Marks(pub, "3")
+        sel = [[r["domain"], "_".join(x for x in (r["system"], r["variant"]) if x), r["metric"],
+                render.mean_std(_f(r["ours_mean"]), _f(r["ours_std"]), 0),
+                render.num(_f(r["published_mean"]), 0) + _t3_mark(marks, r), r["published_source"] or "–"]
+               for r in rows if r["benchmark"] == bench]
         out.append((f"Feature dimensions and model sizes, benchmark {bench}; the published LSTM count "
-                    "matches a 2x256 LSTM with the state-mode head, the XGBoost mode is not stated", headers, sel))
+                    "matches a 2x256 LSTM with the state-mode head, the XGBoost mode is not stated", headers, sel, marks))
     return out
 
 
+def _t3_mark(marks: Marks, r: dict) -> str:
+    if not r["published_note"]:
+        return ""
+    if r["published_source"] == "appendix E.4":
+        return marks.mark(r["domain"], "", "wl", "", table="E.4", metric=r["metric"])
+    return marks.mark(r["domain"], "", "", "", metric=r["metric"])
+
+
 DECODER_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "n_problems", "published", *BEAM_MODES,
-                   *[f"{b}_seeds" for b in BEAM_MODES], "beam_fix", "static_fix"]
+                   *[f"{b}_seeds" for b in BEAM_MODES], "beam_fix", "static_fix", "refused", "published_note"]
 
 
 def decoder_rows(cov: dict[tuple, dict], t1: list[dict]) -> list[dict]:
@@ -211,6 +241,7 @@ def decoder_rows(cov: dict[tuple, dict], t1: list[dict]) -> list[dict]:
     reference-nostatics (defect 2), each a mean over the seeds that both decoders ran; blank when
     not run. Published numbers come from Table 1's rows `t1`."""
     published = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"]): r["published_mean"] for r in t1}
+    notes = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"]): r["published_note"] for r in t1}
     groups = aggregate.group([{"key": k[:5], "beam": k[5], **c} for k, c in cov.items()], ("key",))
     rows = []
     for ((bench, dom, split, system, variant),), rs in groups.items():
@@ -226,7 +257,9 @@ def decoder_rows(cov: dict[tuple, dict], t1: list[dict]) -> list[dict]:
                      "n_problems": rs[0]["n_problems"], "published": published.get((bench, dom, split, system, variant), ""),
                      **{b: f"{by[b]['mean']:.4f}" if b in by else "" for b in BEAM_MODES},
                      **{f"{b}_seeds": by[b]["n_seeds"] if b in by else "" for b in BEAM_MODES},
-                     "beam_fix": diff("pooled", "reference"), "static_fix": diff("reference", "reference-nostatics")})
+                     "beam_fix": diff("pooled", "reference"), "static_fix": diff("reference", "reference-nostatics"),
+                     "refused": ";".join(b for b in BEAM_MODES if b in by and by[b]["refused"] == "all"),
+                     "published_note": notes.get((bench, dom, split, system, variant), "")})
     order = {s: i for i, s in enumerate(("validation", *TEST_SPLITS))}
     rows.sort(key=lambda r: (r["benchmark"], r["domain"], order.get(r["split"], 9), r["system"], r["variant"]))
     return rows
@@ -238,7 +271,10 @@ def _signed(value: str) -> str:
 
 
 def _coverage_cell(row: dict, beam: str) -> str:
-    """Coverage under one decoder; its seed count when fewer seeds ran it than another decoder."""
+    """Coverage under one decoder (`refused` when it refused every problem); its seed count when
+    fewer seeds ran it than another decoder."""
+    if beam in row["refused"].split(";"):
+        return "refused"
     most = max(int(row[f"{b}_seeds"]) for b in BEAM_MODES if row[f"{b}_seeds"] != "")
     n = row[f"{beam}_seeds"]
     suffix = f" ({n} seed{'s' if int(n) > 1 else ''})" if n != "" and int(n) < most else ""
@@ -247,64 +283,18 @@ def _coverage_cell(row: dict, beam: str) -> str:
 
 def decoders_md(rows: list[dict]) -> str:
     headers = ["benchmark", "domain", "split", "model", "published", *BEAM_MODES, "beam fix", "static-atom fix"]
-    body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}", render.num(_f(r["published"])),
+    body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}",
+             render.num(_f(r["published"])) + (MARK if r["published_note"] else ""),
              *[_coverage_cell(r, b) for b in BEAM_MODES], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
+    noted = [r for r in rows if r["published_note"]]
     intro = ("# State-centric decoders side by side: coverage (mean over seeds)\n\n"
              "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
              "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
              "`pooled-nostatics` keeps defect 2 only. Beam fix = pooled - reference; static-atom fix = "
              "reference - reference-nostatics; each difference is a mean over the seeds both decoders ran. "
-             "A decoder run on fewer seeds than another shows its count. A cell with – was not run.\n\n")
-    return intro + render.md(headers, body)
-
-
-QUALITY_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "beam_mode", "n_seeds", "n_problems",
-                   "coverage", "mean_quality", "mean_length_ratio", "mean_time_s", "mean_steps", "mean_expansions"]
-
-
-def quality_rows(evals: list[dict], plans: dict) -> list[dict]:
-    """What the paper does not report: plan quality against the best-known length, and time."""
-    rows = []
-    for (bench, dom, split), table in plans.items():
-        best = best_known_lengths(table)
-        for config in ("astar_lmcut", "gbfs_ff", "lama_first"):
-            q = aggregate.planner_quality(table, config, best)
-            if q["n_problems"] and any(r["config"] == config for r in table):
-                rows.append({"benchmark": bench, "domain": dom, "split": split, "system": "fast_downward",
-                             "variant": config, "beam_mode": "", "n_seeds": 1, "n_problems": q["n_problems"],
-                             "coverage": f"{q['coverage']:.4f}", "mean_quality": _fmt(q["quality"]),
-                             "mean_length_ratio": _fmt(1 / q["quality"] if q["quality"] else None),
-                             "mean_time_s": _fmt(q["time"]), "mean_steps": "", "mean_expansions": ""})
-    for key, rs in aggregate.group(evals, aggregate.EVAL_KEY).items():
-        bench, dom, split, system, mode, beam = key
-        solved = [r for r in rs if r["solved"] == "yes"]
-        qual = [float(r["quality"]) for r in solved if r["quality"]]
-        ratio = [1 / q for q in qual if q > 0]
-        times = [float(r["time"]) for r in rs if r["time"]]
-        mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
-        rows.append({"benchmark": bench, "domain": dom, "split": split, "system": system, "variant": mode,
-                     "beam_mode": beam, "n_seeds": len({r["seed"] for r in rs}),
-                     "n_problems": len({r["problem"] for r in rs}), "coverage": f"{len(solved) / len(rs):.4f}",
-                     "mean_quality": _fmt(mean(qual)), "mean_length_ratio": _fmt(mean(ratio)),
-                     "mean_time_s": _fmt(mean(times)), "mean_steps": _fmt(mean([float(r["steps"]) for r in rs])),
-                     "mean_expansions": _fmt(mean([float(r["expansions"]) for r in rs]))})
-    split_order = {s: i for i, s in enumerate(("validation", *TEST_SPLITS))}
-    rows.sort(key=lambda r: (r["benchmark"], r["domain"], split_order.get(r["split"], 9), r["system"], r["variant"], r["beam_mode"]))
-    return rows
-
-
-def _fmt(value) -> str:
-    return "" if value is None else f"{value:.4f}"
-
-
-def quality_md(rows: list[dict]) -> str:
-    headers = ["benchmark", "domain", "split", "system", "variant", "beam", "coverage", "quality",
-               "length / best", "time per problem (s)", "steps"]
-    body = [[r["benchmark"], r["domain"], r["split"], r["system"], r["variant"], r["beam_mode"] or "–",
-             render.num(_f(r["coverage"])), render.num(_f(r["mean_quality"])), render.num(_f(r["mean_length_ratio"])),
-             render.num(_f(r["mean_time_s"]), 3), render.num(_f(r["mean_steps"]), 1)] for r in rows]
-    intro = ("# State-centric decoding: plan quality and time (not in the paper)\n\n"
-             "Coverage pools all seeds' problems; quality = best-known length / plan length over solved "
-             "problems (best-known: shortest VAL-valid plan of A*, GBFS, LAMA and the reference plans); "
-             "time per problem over all problems (decoding, or the planner run).\n\n")
-    return intro + render.md(headers, body)
+             "A decoder run on fewer seeds than another shows its count. A cell with – was not run; `refused`: "
+             "the model refused every problem (more objects than its FSF slots). † a published number with a note, "
+             "below.\n\n")
+    notes = "".join(dict.fromkeys(f"- {MARK} {r['domain']} {r['split']} {r['system']} {r['variant']}: "
+                                  f"{r['published_note']}\n" for r in noted))
+    return intro + render.md(headers, body) + ("\n" + notes if notes else "")

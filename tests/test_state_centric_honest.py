@@ -1,0 +1,176 @@
+"""Issue 15, the report's side: refused cells are shown as refused and never agree, published
+numbers with a note carry a mark and the note (and the agreement counts against the authors'
+files where the note gives their value), and the best-known length is the shortest VAL-valid plan
+of any run, learned ones included, so that quality never exceeds 1. Everything is built from
+evaluation CSVs and plans tables written here, with the packaged published numbers."""
+
+import csv
+import json
+
+import pytest
+
+from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+from genplan.report import build_report
+from genplan.report.best_known import LEARNED, PLANNER, best_known
+from genplan.report.published import Published, authors_value
+from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
+from genplan.tables import write_csv
+
+PAPER = "state-centric-icaps26"
+
+
+def _rows(domain, split, model, seed, beam, outcomes):
+    """outcomes: problem -> plan length (solved), "refused" or None (not solved)."""
+    enc, learner, mode = model.split("_")
+    rows = []
+    for p, out in outcomes.items():
+        ok = isinstance(out, int)
+        reason = "goal" if ok else ("refused" if out == "refused" else "horizon")
+        rows.append({"benchmark": "paper", "domain": domain, "split": split, "system": f"{enc}_{learner}",
+                     "variant": mode, "model": model, "seed": seed, "strategy": f"beam3-{beam}", "problem": p,
+                     "size": 9, "num_objects": 9, "horizon": 100, "solved": "yes" if ok else "no", "reason": reason,
+                     "val": "valid" if ok else "", "plan_length": out if ok else "", "best_known": 99,
+                     "quality": "0.1000" if ok else "", "time": "0.5", "steps": out if ok else 0, "model_calls": "",
+                     "counters": json.dumps({"states_expanded": 3})})
+    return rows
+
+
+def _write_eval(res, domain, split, model, beam, outcomes, seeds=("13",)):
+    for seed in seeds:
+        path = res / "evaluation" / "paper" / domain / model / f"seed{seed}" / f"{split}.beam3-{beam}.csv"
+        write_csv(path, _rows(domain, split, model, seed, beam, outcomes), EVAL_COLUMNS)
+
+
+def _write_plans(res, domain, split, lengths):
+    """lengths: problem -> (A* length or None, LAMA length)."""
+    plans = []
+    for p, (astar, lama) in lengths.items():
+        plans.append({"problem": p, "config": "astar_lmcut", "status": "optimal" if astar else "timeout",
+                      "plan_length": astar or "", "time": "1.0", "valid": "yes" if astar else ""})
+        plans.append({"problem": p, "config": "lama_first", "status": "satisficing", "plan_length": lama,
+                      "time": "0.2", "valid": "yes"})
+    write_csv(res / "plans" / "paper" / domain / f"{split}.csv", plans, list(PLAN_COLUMNS))
+
+
+def _read(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _report(res):
+    build_report("state-centric", res, res)
+    tables = res / "tables"
+    summary = {r["decoder"]: r for r in _read(tables / "state-centric-agreement.csv")}
+    return summary, _read(tables / "state-centric-agreement-cells.csv"), tables
+
+
+def test_a_refused_cell_is_shown_as_refused_and_never_agrees(tmp_path):
+    res = tmp_path / "results"
+    # blocks extrapolation, published 0.00 for FSF-LSTM state and 0.25 for WL-XGB state
+    _write_eval(res, "blocks", "extrapolation", "fsf_lstm_state", "reference", {"p1": "refused", "p2": "refused"},
+                seeds=("13", "14", "15"))
+    _write_eval(res, "blocks", "extrapolation", "wl_xgb_state", "reference", {"p1": 30, "p2": None})
+    _write_plans(res, "blocks", "extrapolation", {"p1": (None, 40), "p2": (None, 50)})
+    summary, cells, tables = _report(res)
+    s = summary["reference"]
+    assert (s["cells"], s["refused"], s["compared"]) == ("2", "1", "1")
+    # WL-XGB state: 0.50 against 0.25, outside; the refused 0 would have "agreed" with the published 0.00
+    assert (s["within_tolerance"], s["within_counting_refused"]) == ("0", "1")
+    assert (s["mean_abs_diff"], s["mean_diff"]) == ("0.2500", "+0.2500")  # the refused cell is not in the differences
+    status = {(c["decoder"], c["system"], c["variant"]): c["status"] for c in cells}
+    assert status[("reference", "fsf_lstm", "state")] == "refused"
+    assert status[("reference", "wl_xgb", "state")] == "outside"
+    t1 = {(r["system"], r["variant"], r["beam_mode"]): r for r in _read(tables / "state-centric-table1.csv")}
+    assert t1[("fsf_lstm", "state", "reference")]["refused"] == "all"
+    assert t1[("wl_xgb", "state", "reference")]["refused"] == ""
+    md = (tables / "state-centric-table1.md").read_text()
+    assert "| refused (0.00±0.00) |" in md and "| 0.00 (0.00±0.00) |" not in md
+    assert "| refused |" in (tables / "state-centric-decoders.md").read_text()
+    agreement_md = (tables / "state-centric-agreement.md").read_text()
+    assert "## Refused cells (not counted)" in agreement_md and "| refused | 0.00 |" in agreement_md
+    quality = {(r["system"], r["variant"]): r for r in _read(tables / "state-centric-quality.csv")}
+    assert quality[("fsf_lstm", "state")]["refused"] == "all"
+
+
+def test_a_partly_refused_cell_is_compared_and_says_how_many_were_refused(tmp_path):
+    res = tmp_path / "results"
+    _write_eval(res, "blocks", "extrapolation", "fsf_lstm_state", "reference", {"p1": "refused", "p2": None})
+    _write_plans(res, "blocks", "extrapolation", {"p1": (None, 40), "p2": (None, 50)})
+    summary, _, tables = _report(res)
+    assert (summary["reference"]["refused"], summary["reference"]["within_tolerance"]) == ("0", "1")
+    t1 = {(r["system"], r["beam_mode"]): r for r in _read(tables / "state-centric-table1.csv")}
+    assert t1[("fsf_lstm", "reference")]["refused"] == "1/2"
+
+
+def test_authors_value_is_read_from_the_notes():
+    assert authors_value("as printed; the authors' result files give 0.67±0.47 (seeds 14 and 15)") == 0.67
+    assert authors_value("as printed; the authors' result files give 0.00 for all three seeds") == 0.0
+    assert authors_value("as printed; the authors' plan_generation_report.csv gives 57/219 = 0.26") == 57 / 219
+    assert authors_value("as printed; 0.26 is not a multiple of 1/18; the authors' x.csv gives 9/18 = 0.50") == 0.5
+    assert authors_value("unreadable in the paper text; value from the authors' result files") is None
+    assert authors_value("") is None
+
+
+def test_the_packaged_published_numbers_carry_the_notes():
+    pub = Published.load(PAPER)
+    noted = {("gripper", "interpolation", "wl_lstm", "delta"): 0.67, ("gripper", "interpolation", "wl_xgb", "state"): 0.0,
+             ("visitall", "extrapolation", "fast_downward", "astar_lmcut"): 57 / 219,
+             ("logistics", "extrapolation", "fast_downward", "astar_lmcut"): 0.5}
+    for (dom, split, system, variant), authors in noted.items():
+        assert authors_value(pub.note("1", dom, split, system, variant, "coverage")) == pytest.approx(authors)
+    assert pub.note("1", "blocks", "interpolation", "wl_lstm", "state", "coverage") == ""
+
+
+def test_noted_published_numbers_are_marked_and_counted_against_the_authors_files(tmp_path):
+    res = tmp_path / "results"
+    # gripper interpolation WL-LSTM delta: printed 0.00, the authors' files 0.67; ours 2/3
+    _write_eval(res, "gripper", "interpolation", "wl_lstm_delta", "reference", {"p1": 5, "p2": 7, "p3": None})
+    _write_plans(res, "gripper", "interpolation", {"p1": (5, 5), "p2": (7, 9), "p3": (11, 11)})
+    summary, cells, tables = _report(res)
+    s = summary["reference"]
+    assert (s["cells"], s["within_tolerance"], s["within_against_authors"], s["noted"]) == ("1", "0", "1", "1")
+    (cell,) = [c for c in cells if c["decoder"] == "reference"]
+    assert (cell["status"], cell["published"], cell["authors"], cell["authors_diff"]) == ("outside", "0.0", "0.6700", "-0.0033")
+    md = (tables / "state-centric-agreement.md").read_text()
+    assert "| 0.00† |" in md and "0.67 (-0.00)" in md
+    assert "the paper seems to have swapped this cell with WL-XGB state" in md
+    t1 = (tables / "state-centric-table1.md").read_text()
+    assert "| 0.67 (0.00±0.00†) |" in t1 and "- † gripper interpolation wl_lstm delta: as printed;" in t1
+    assert "- † gripper interpolation fast_downward" not in t1  # only noted numbers get a note
+    assert "(0.00$\\pm$0.00$^\\dagger$)" in (tables / "state-centric-table1.tex").read_text()
+    assert "0.00†" in (tables / "state-centric-decoders.md").read_text()
+
+
+def test_best_known_counts_learned_plans_and_ties_go_to_the_planner():
+    plans = {("paper", "blocks", "extrapolation"): [
+        {"problem": "p1", "config": "lama_first", "valid": "yes", "plan_length": "132"},
+        {"problem": "p2", "config": "astar_lmcut", "valid": "yes", "plan_length": "20"},
+        {"problem": "p2", "config": "lama_first", "valid": "no", "plan_length": "4"}]}  # rejected by VAL: not a plan
+    evals = [{"benchmark": "paper", "domain": "blocks", "split": "extrapolation", "problem": p, "system": "wl_xgb",
+              "variant": "delta", "solved": solved, "plan_length": n}
+             for p, solved, n in (("p1", "yes", "52"), ("p2", "yes", "20"), ("p3", "no", ""))]
+    best = best_known(plans, evals)
+    b1, b2 = best[("paper", "blocks", "extrapolation", "p1")], best[("paper", "blocks", "extrapolation", "p2")]
+    assert (b1.length, b1.kind, b1.source) == (52, LEARNED, "wl_xgb delta")
+    assert (b2.length, b2.kind, b2.source) == (20, PLANNER, "astar_lmcut")
+    assert ("paper", "blocks", "extrapolation", "p3") not in best
+
+
+def test_quality_never_exceeds_one_and_says_where_the_best_known_came_from(tmp_path):
+    res = tmp_path / "results"
+    # p1: LAMA-first's 132 steps, the learned plan 52 (as probBLOCKS-17-0); p2: A* optimal 20
+    _write_eval(res, "blocks", "extrapolation", "wl_xgb_delta", "pooled", {"p1": 52, "p2": 20})
+    _write_eval(res, "blocks", "extrapolation", "wl_xgb_delta", "reference", {"p1": 104, "p2": 40})
+    _write_plans(res, "blocks", "extrapolation", {"p1": (None, 132), "p2": (20, 20)})
+    build_report("state-centric", res, res)
+    rows = {(r["system"], r["variant"], r["beam_mode"]): r
+            for r in _read(res / "tables" / "state-centric-quality.csv")}
+    assert float(rows[("wl_xgb", "delta", "pooled")]["mean_quality"]) == 1.0  # was (132/52 + 1) / 2 = 1.77
+    assert float(rows[("wl_xgb", "delta", "reference")]["mean_quality"]) == 0.5
+    assert rows[("wl_xgb", "delta", "pooled")]["n_best_learned"] == "1"
+    lama = rows[("fast_downward", "lama_first", "")]
+    assert float(lama["mean_quality"]) == pytest.approx((52 / 132 + 1) / 2, abs=1e-4) and lama["n_best_learned"] == "1"
+    assert all(float(r["mean_quality"]) <= 1.0 for r in rows.values() if r["mean_quality"])
+    md = (res / "tables" / "state-centric-quality.md").read_text()
+    assert "## Where the best-known lengths come from" in md
+    assert "| paper | blocks | extrapolation | 2 | 2 | 1 | 1 | astar_lmcut 1 | wl_xgb delta 1 |" in md
