@@ -3,11 +3,18 @@
 A vector of 1 + N values: slot 0 holds global information (robot position, or the constant 0
 where the domain has none), slots 1..N one value per object. Per domain, the objects that get
 slots are those of some classes (unary static predicates such as `ball`, `gripper`); each class
-gets a block of slots as large as its largest count in the problems given to `fit`: the training
-and validation problems (the validation split selects the model, so it must be representable;
-its problems are larger than the training ones in every domain of the paper). A slot thus means
-the same class in every problem; the test splits are never looked at (the reference sized slots
-from the test problems too: its defect 6). A problem with more objects of a class than slots
+gets a block of slots as large as its largest count in the problems it is sized on, a setting
+(`slots`):
+- `train_validation` (default): the problems given to `fit`, the training and validation problems
+  (the validation split selects the model, so it must be representable; its problems are larger
+  than the training ones in every domain of the paper). The test splits are never looked at, and
+  a test problem with more objects of a class than slots is refused (every extrapolation problem
+  of the paper's instances is);
+- `all_splits` (the reference's choice, its defect 6 read as a setting): also the problems of
+  every other split, given to `widen` (genplan.features.fsf_sizing reads them from the benchmark's
+  manifest). Only their object counts per class are used, which are known before any planning:
+  no result leaks, but the slot count depends on the test problems.
+A slot means the same class in every problem. A problem with more objects of a class than slots
 raises GenplanError.
 
 Slot order (documented and deterministic): classes in the order of the layout; within a class,
@@ -29,6 +36,7 @@ from genplan.errors import GenplanError
 from genplan.features.base import BoundEncoder, Encoder, ProblemView
 from genplan.pddl_io import parse_domain
 
+SLOTS = ("train_validation", "all_splits")
 PAD = -99.0
 DONT_CARE = -10.0
 GLOBAL = ""  # key of slot 0 in a value dictionary
@@ -110,7 +118,10 @@ class FSFEncoder(Encoder):
     name = "fsf"
     fit_on_validation = True  # the validation problems select the model: they must fit the slots
 
-    def __init__(self, domain_file: str | Path, layout: str | None = None):
+    def __init__(self, domain_file: str | Path, layout: str | None = None, slots: str = SLOTS[0]):
+        if slots not in SLOTS:
+            raise ValueError(f"Unknown value {slots=}. Must be from {list(SLOTS)}")
+        self.slots = slots
         self.domain_file = Path(domain_file)
         self.layout_name = layout or parse_domain(domain_file).name
         if self.layout_name not in LAYOUTS:
@@ -133,6 +144,13 @@ class FSFEncoder(Encoder):
         views = [ProblemView.from_record(r) for r in problems]
         self.capacity = {c: max(len(_members(v, c)) for v in views) for c in self.layout.slot_classes}
 
+    def widen(self, views: list[ProblemView]) -> None:
+        """Grow each class's slots to hold the given problems too (`slots: all_splits`: the
+        problems of every split); after `fit`. Only the object counts of the problems are read."""
+        capacity = self._capacity()
+        for cls in self.layout.slot_classes:
+            capacity[cls] = max([capacity[cls]] + [len(_members(v, cls)) for v in views])
+
     def bind_view(self, problem: ProblemView) -> "FSFBound":
         capacity = self._capacity()
         ref: dict[str, float] = {}
@@ -142,8 +160,9 @@ class FSFEncoder(Encoder):
             members = _members(problem, cls)
             if len(members) > capacity[cls]:
                 what = "objects" if cls == ALL else f"'{cls}' objects"
+                sized = "every split's" if self.slots == "all_splits" else "the training and validation"
                 raise GenplanError(f"problem {problem.name} has {len(members)} {what}, more than the "
-                                   f"{capacity[cls]} FSF slots sized on the training and validation problems", problem.path)
+                                   f"{capacity[cls]} FSF slots sized on {sized} problems", problem.path)
             for i, obj in enumerate(members):
                 slot_of[obj] = offset + i
             offset += capacity[cls]
@@ -154,8 +173,11 @@ class FSFEncoder(Encoder):
         return FSFBound(self, problem, slot_of, ref)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "domain_file": str(self.domain_file), "layout": self.layout_name,
-                "capacity": dict(self._capacity())}
+        d = {"name": self.name, "domain_file": str(self.domain_file), "layout": self.layout_name,
+             "capacity": dict(self._capacity())}
+        if self.slots != SLOTS[0]:  # the default is left out: the encoders of earlier runs are unchanged
+            d["slots"] = self.slots
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "FSFEncoder":
@@ -166,6 +188,7 @@ class FSFEncoder(Encoder):
             raise GenplanError(f"no FSF layout for domain {enc.layout_name!r}; known: {sorted(LAYOUTS)}")
         enc.layout = LAYOUTS[enc.layout_name]
         enc.capacity = {str(k): int(v) for k, v in d["capacity"].items()}
+        enc.slots = d.get("slots", SLOTS[0])
         return enc
 
 

@@ -9,7 +9,8 @@ A model entry of the config:
       encoding: wl            # wl | fsf
       learner: lstm           # lstm | xgb
       mode: state             # state | delta
-      encoder: {iterations: 2, multiset_hash: true}   # the encoding's options
+      encoder: {iterations: 2, multiset_hash: true}   # the encoding's options (FSF: layout, slots:
+                                                      #   train_validation | all_splits)
       train: {epochs: 500, ...}                       # the learner's options
       decode: {horizon_min: 100, horizon_per_object: 10}
       seeds: [13]
@@ -42,6 +43,8 @@ def check(name: str, settings: dict) -> list[str]:
                 pass  # reported by the registry
         if (settings.get("encoder") or {}).get("statics") is not None:
             problems.append("encoder.statics is a WL option")
+    elif (settings.get("encoder") or {}).get("slots") is not None:
+        problems.append("encoder.slots is an FSF option")
     return problems
 
 

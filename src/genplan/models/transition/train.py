@@ -1,7 +1,8 @@
 """One training job: (model, domain, seed) -> checkpoint, training log (CSV) and summary (JSON).
 
 The encoder is fitted on the training split (FSF: training and validation, whose problems must
-fit its slots); the test splits are never read here. The validation split selects the epoch (LSTM)
+fit its slots); the test splits are never read here, except, with the FSF setting
+`slots: all_splits`, the object counts of their problems (genplan.features.fsf_sizing). The validation split selects the epoch (LSTM)
 or the boosting round (XGBoost). An LSTM job killed mid-way resumes from `<out>.partial` when
 rerun with the same inputs and parameters; a partial state of another job (or a corrupt one) is
 set aside as `<out>.partial.stale-<UTC time>` with a warning, and the job starts afresh."""
@@ -123,6 +124,14 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
         device = choose_device(params.get("device", "auto"))
         encoder = make_encoder(encoding, domain_file, **params.get("encoder", {}))
     encoder.fit(train_records + val_records if encoder.fit_on_validation else train_records)
+    sized_on = None
+    if getattr(encoder, "slots", None) == "all_splits":  # FSF sized on every split's object counts
+        from genplan.features.fsf_sizing import benchmark_views
+
+        views, bench = benchmark_views(train_traj, pddl_domain)
+        encoder.widen(views)
+        sized_on = len(views)
+        log.info("FSF slots sized on the %d problems of every split in %s: %s", sized_on, bench, encoder.capacity)
     train, val = embed_trajectories(encoder, train_records), embed_trajectories(encoder, val_records)
     # the domain as the trajectories name it, not the temporary copy: the same job, the same encoder
     enc_dict = {**encoder.to_dict(), "domain_file": str(Path(train_doc["domain_file"]))}
@@ -134,6 +143,8 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
                "mode": mode, "device": device, "feature_dim": encoder.dim,
                "train_problems": len(train), "train_transitions": count_transitions(train),
                "val_problems": len(val), "val_transitions": count_transitions(val)}
+    if sized_on is not None:
+        summary.update(fsf_slots="all_splits", fsf_sized_on_problems=sized_on)
     log.info("%s %s seed %d: D = %d, %d training transitions, device %s", model, domain, seed,
              encoder.dim, summary["train_transitions"], device)
 
