@@ -174,3 +174,28 @@ def test_quality_never_exceeds_one_and_says_where_the_best_known_came_from(tmp_p
     md = (res / "tables" / "state-centric-quality.md").read_text()
     assert "## Where the best-known lengths come from" in md
     assert "| paper | blocks | extrapolation | 2 | 2 | 1 | 1 | astar_lmcut 1 | wl_xgb delta 1 |" in md
+
+
+def test_an_fsf_model_sized_on_every_split_is_its_own_decoder_and_the_faithful_one(tmp_path):
+    res = tmp_path / "results"
+    # the default FSF model refuses both problems; a twin sized on every split (its summary says so) solves one
+    _write_eval(res, "visitall", "extrapolation", "fsf_xgb_delta", "reference", {"p1": "refused", "p2": "refused"})
+    rows = _rows("visitall", "extrapolation", "fsf_xgb_delta", "13", "reference", {"p1": 30, "p2": None})
+    for r in rows:
+        r["model"] = "fsf_xgb_delta_allsplits"
+    write_csv(res / "evaluation" / "paper" / "visitall" / "fsf_xgb_delta_allsplits" / "seed13" /
+              "extrapolation.beam3-reference.csv", rows, EVAL_COLUMNS)
+    for model, extra in (("fsf_xgb_delta", {}), ("fsf_xgb_delta_allsplits", {"fsf_slots": "all_splits"})):
+        summary = res / "models" / "paper" / "visitall" / model / "seed13" / "summary.json"
+        summary.parent.mkdir(parents=True)
+        summary.write_text(json.dumps({"model": model, "feature_dim": 40, "xgb_nodes": 100, **extra}))
+    _write_plans(res, "visitall", "extrapolation", {"p1": (None, 40), "p2": (None, 50)})
+    summary, cells, tables = _report(res)
+    t1 = {r["beam_mode"]: r for r in _read(tables / "state-centric-table1.csv") if r["system"] == "fsf_xgb"}
+    assert (t1["reference"]["refused"], t1["reference-allsplits"]["ours_mean"]) == ("all", "0.5000")
+    faithful = summary["faithful"]  # published 0.16: the reference-allsplits cell, not the refused one
+    assert (faithful["refused"], faithful["compared"], faithful["mean_diff"]) == ("0", "1", "+0.3400")
+    assert (summary["reference"]["refused"], summary["reference-allsplits"]["compared"]) == ("1", "1")
+    (cell,) = [c for c in cells if c["decoder"] == "faithful"]
+    assert cell["run_as"] == "reference-allsplits"
+    assert "reference-allsplits" in (tables / "state-centric-decoders.md").read_text()

@@ -10,8 +10,12 @@ import numpy as np
 from genplan import paths
 
 EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
-# the decoders in report order (the reference as written first, ours after) and the test splits
-BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics")
+# the decoders in report order (the reference as written first, ours after) and the test splits;
+# `-allsplits`: an FSF model whose slots were sized on every split (encoder slots: all_splits, the
+# reference's sizing), told apart by its training summary (genplan.report.papers.state_centric)
+ALL_SPLITS = "-allsplits"
+BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics", "reference" + ALL_SPLITS,
+              "pooled" + ALL_SPLITS)
 TEST_SPLITS = paths.TEST_SPLITS
 
 

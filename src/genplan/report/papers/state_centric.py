@@ -3,7 +3,10 @@ the validation, interpolation and extrapolation splits, appendix C.1) and our qu
 (plan length against the best-known length, time per problem), with the published numbers beside.
 
 Table 1 is reported for every beam mode run: `reference` (the paper's decoder, defect 1 included),
-`pooled` (ours), and their `-nostatics` twins (inference states without static atoms: defect 2); `variant` is the prediction mode as published, `beam_mode` says which decoder.
+`pooled` (ours), their `-nostatics` twins (inference states without static atoms: defect 2), and
+their `-allsplits` twins (an FSF model whose slots were sized on every split's object counts, the
+reference's sizing: its training summary says `fsf_slots: all_splits`); `variant` is the
+prediction mode as published, `beam_mode` says which decoder.
 The validation split selected the checkpoints, so it is reported apart from the test splits."""
 
 from __future__ import annotations
@@ -33,14 +36,16 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     pub = Published.load(PAPER, published_path)
     every = collect.evaluation_rows(results)
-    evals = decoder_rows_of(every)
+    summaries = collect.training_summaries(results)
+    all_splits = {(s["benchmark"], s["domain"], s["model"]) for s in summaries if s.get("fsf_slots") == "all_splits"}
+    evals = decoder_rows_of(every, all_splits)
     plans = collect.plans_tables(results)
     cov = aggregate.coverage(evals)
     t1 = table1_rows(cov, plans, pub)
     seq = others.table1_rows(every, pub, _row)  # PlanGPT and SymT columns
     grids = table1_grids(t1, pub) + others.grids(seq, pub, DOMAINS, _cell)
     written = _write(out_dir / "tables" / f"{NAME}-table1", t1 + seq, COLUMNS, grids, "Table 1")
-    t3 = table3_rows(collect.training_summaries(results), pub)
+    t3 = table3_rows(summaries, pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source", "published_note"],
                       table3_grids(t3, pub), "Table 3")
     d_rows = decoder_rows(cov, t1)
@@ -63,9 +68,11 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     return written
 
 
-def decoder_rows_of(rows: list[dict]) -> list[dict]:
+def decoder_rows_of(rows: list[dict], all_splits: set = frozenset()) -> list[dict]:
     """The transition models' rows with a width-3 beam (the paper's decoder), each with `mode`
-    (the variant) and `beam_mode` (the decoder: `pooled`, `reference-nostatics`, ...)."""
+    (the variant) and `beam_mode` (the decoder: `pooled`, `reference-nostatics`, ...; suffixed
+    `-allsplits` for a model of `all_splits`: (benchmark, domain, model) of FSF models whose slots
+    were sized on every split)."""
     out = []
     names = {s for s, _ in SYSTEMS}
     for r in rows:
@@ -73,7 +80,8 @@ def decoder_rows_of(rows: list[dict]) -> list[dict]:
             continue
         strategy = strategies.parse(r["strategy"])
         if strategy.kind == "beam" and strategy["width"] == 3:
-            out.append({**r, "mode": r["variant"], "beam_mode": strategies.beam_mode(strategy),
+            suffix = aggregate.ALL_SPLITS if (r["benchmark"], r["domain"], r["model"]) in all_splits else ""
+            out.append({**r, "mode": r["variant"], "beam_mode": strategies.beam_mode(strategy) + suffix,
                         "expansions": r["counters"].get("states_expanded", 0)})
     return out
 
@@ -282,15 +290,17 @@ def _coverage_cell(row: dict, beam: str) -> str:
 
 
 def decoders_md(rows: list[dict]) -> str:
-    headers = ["benchmark", "domain", "split", "model", "published", *BEAM_MODES, "beam fix", "static-atom fix"]
+    modes = [b for b in BEAM_MODES if any(r[b] for r in rows) or b in aggregate.BEAM_MODES[:4]]
+    headers = ["benchmark", "domain", "split", "model", "published", *modes, "beam fix", "static-atom fix"]
     body = [[r["benchmark"], r["domain"], r["split"], f"{r['system']} {r['variant']}",
              render.num(_f(r["published"])) + (MARK if r["published_note"] else ""),
-             *[_coverage_cell(r, b) for b in BEAM_MODES], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
+             *[_coverage_cell(r, b) for b in modes], _signed(r["beam_fix"]), _signed(r["static_fix"])] for r in rows]
     noted = [r for r in rows if r["published_note"]]
     intro = ("# State-centric decoders side by side: coverage (mean over seeds)\n\n"
              "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
              "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
-             "`pooled-nostatics` keeps defect 2 only. Beam fix = pooled - reference; static-atom fix = "
+             "`pooled-nostatics` keeps defect 2 only; `-allsplits` (shown where run): an FSF model whose slots "
+             "were sized on every split's object counts (the reference's sizing, defect 6). Beam fix = pooled - reference; static-atom fix = "
              "reference - reference-nostatics; each difference is a mean over the seeds both decoders ran. "
              "A decoder run on fewer seeds than another shows its count. A cell with – was not run; `refused`: "
              "the model refused every problem (more objects than its FSF slots). † a published number with a note, "
