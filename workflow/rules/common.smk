@@ -100,7 +100,7 @@ def stats_args(wildcards):
 
 # --- Models of every family: training, evaluation, reports ---
 
-PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "generate", "search")  # never a parameter of the weights
+PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "domains", "generate", "search")  # never a parameter of the weights
 
 
 def model_settings(wildcards):
@@ -136,11 +136,17 @@ def model_jobs():
     return [(m, s) for m, entry in MODELS.items() for s in entry["seeds"]]
 
 
+def model_domains(model):
+    """The config's domains the model is trained and evaluated on (its `domains`, else all)."""
+    only = MODELS[model].get("domains")
+    return [d for d in config["domains"] if only is None or d in only]
+
+
 def training_outputs():
     out = []
     for b in config["benchmarks"]:
-        for d in config["domains"]:
-            for m, s in model_jobs():
+        for m, s in model_jobs():
+            for d in model_domains(m):
                 out += [L.checkpoint(b, d, m, s), L.training_log(b, d, m, s), L.training_summary(b, d, m, s)]
     return out
 
@@ -155,61 +161,55 @@ def evaluation_outputs():
     return [
         L.evaluation(b, d, m, s, split, strategy)
         for b in config["benchmarks"]
-        for d in config["domains"]
         for m, s in model_jobs()
+        for d in model_domains(m)
         for strategy in MODELS[m]["strategies"]
         for split in MODELS[m].get("strategy_splits", {}).get(strategy, config["evaluation"]["splits"])
     ]
 
 
+def family_models(*families):
+    return [m for m, entry in MODELS.items() if entry["family"] in families]
+
+
+def model_files(families, summaries=True, logs=False):
+    """The evaluation CSVs of every model of `families`, and their training summaries and logs."""
+    mine = set(family_models(*families))
+    out = [f for f in evaluation_outputs() if Path(f).parts[-3] in mine]
+    for b in config["benchmarks"]:
+        for m, s in model_jobs():
+            if m in mine:
+                for d in model_domains(m):
+                    out += [L.training_summary(b, d, m, s)] if summaries else []
+                    out += [L.training_log(b, d, m, s)] if logs else []
+    return out
+
+
 def state_centric_report_inputs(wildcards):
-    tabled = ("transition", "plangpt", "symt")  # Table 1 copies the sequence models' columns from SymT's
-    out = [f for f in evaluation_outputs() if MODELS[Path(f).parts[-3]]["family"] in tabled]
+    # Table 1 copies the sequence models' columns from SymT's; Table 3 reads the transition summaries
+    out = model_files(("transition",)) + model_files(("plangpt", "symt"), summaries=False)
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out += [L.plans_table(b, d, s) for s in EVAL_SPLITS]
-            out += [L.training_summary(b, d, m, s) for m, s in model_jobs() if MODELS[m]["family"] == "transition"]
     return out
 
 
 def state_centric_outputs():
     """The state-centric tables and figures (nothing without transition models)."""
-    if not any(e["family"] == "transition" for e in MODELS.values()):
-        return []
-    return report_outputs("state-centric", config["results_dir"])
-
-
-def sequence_models():
-    return [m for m, entry in MODELS.items() if entry["family"] == "plangpt"]
+    return report_outputs("state-centric", config["results_dir"]) if family_models("transition") else []
 
 
 def symt_report_inputs(wildcards):
-    seq = set(sequence_models())
-    out = [f for f in evaluation_outputs() if Path(f).parts[-3] in seq]
-    for b in config["benchmarks"]:
-        for d in config["domains"]:
-            out += [L.training_summary(b, d, m, s) for m, s in model_jobs() if m in seq]
-    return out
+    return model_files(("plangpt", "symt"))
 
 
 def symt_outputs():
     """SymT's Tables 1 and 2 (nothing without a sequence model)."""
-    return report_outputs("symt", config["results_dir"]) if sequence_models() else []
-
-
-def family_models(name):
-    return [m for m, entry in MODELS.items() if entry["family"] == name]
+    return report_outputs("symt", config["results_dir"]) if family_models("plangpt", "symt") else []
 
 
 def plangpt_report_inputs(wildcards):
-    mine = set(family_models("plangpt"))
-    out = [f for f in evaluation_outputs() if Path(f).parts[-3] in mine]
-    for b in config["benchmarks"]:
-        for d in config["domains"]:
-            for m, s in model_jobs():
-                if m in mine:
-                    out += [L.training_summary(b, d, m, s), L.training_log(b, d, m, s)]
-    return out
+    return model_files(("plangpt",), logs=True)
 
 
 def plangpt_outputs():
@@ -217,13 +217,22 @@ def plangpt_outputs():
     return report_outputs("plangpt", config["results_dir"]) if family_models("plangpt") else []
 
 
+def diffusion_report_inputs(wildcards):
+    """The evaluation CSVs of the families diffusion Table 1 sets side by side."""
+    return model_files(("diffusion", "plangpt", "symt"), summaries=False)
+
+
+def diffusion_outputs():
+    """Plan diffusion's Tables 1-2 and Figure 4 (nothing without a diffusion model)."""
+    return report_outputs("diffusion", config["results_dir"]) if family_models("diffusion") else []
+
+
 def leaderboard_inputs(wildcards):
     """Every evaluation CSV, the evaluated splits' plans tables and every training summary."""
-    out = evaluation_outputs()
+    out = model_files(tuple(registry.FAMILIES))
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out += [L.plans_table(b, d, s) for s in config["evaluation"]["splits"]]
-            out += [L.training_summary(b, d, m, s) for m, s in model_jobs()]
     return out
 
 
@@ -248,7 +257,7 @@ def reported(paper):
 
 def all_outputs():
     return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs() + symt_outputs()
-            + plangpt_outputs() + leaderboard_outputs()
+            + plangpt_outputs() + diffusion_outputs() + leaderboard_outputs()
             + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
 
 

@@ -65,7 +65,7 @@ rule report_plangpt:
 
 rule report_diffusion:
     input:
-        evaluation_outputs(),
+        diffusion_report_inputs,
     output:
         reported("diffusion"),
     params:
