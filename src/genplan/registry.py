@@ -25,6 +25,9 @@ from genplan.errors import GenplanError
 from genplan.planners import strategies
 
 TRAINING_DATA = ("trajectories", "statespaces")
+# Keys of every model entry that schedule or plan with a model, never a parameter of its weights:
+# a family's settings are the entry without them (the workflow's `model_settings` drops them too).
+SCHEDULING_KEYS = ("family", "seeds", "strategies", "strategy_splits", "domains", "generate")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from genplan.errors import GenplanError
+from genplan.registry import SCHEDULING_KEYS
 
 SCHEDULES = ("uniform", "beta")
 
@@ -69,7 +70,7 @@ class DiffusionSettings:
     @classmethod
     def from_entry(cls, entry: dict) -> "DiffusionSettings":
         """From a config model entry (family, seeds, strategies and generate ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "generate")}
+        keys = {k: v for k, v in entry.items() if k not in SCHEDULING_KEYS}
         try:
             train = dict(keys.get("train") or {})
             if "symmetry_weights" in train:

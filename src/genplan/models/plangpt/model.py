@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
+from genplan.registry import SCHEDULING_KEYS
 
 STOPS = ("ce", "ces")  # cross-entropy early stopping on validation loss; planning coverage (CES)
 
@@ -55,7 +56,7 @@ class PlanGPTSettings:
     @classmethod
     def from_entry(cls, entry: dict) -> "PlanGPTSettings":
         """From a config model entry (family, seeds and strategies ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in ("family", "seeds", "strategies", "strategy_splits", "generate")}
+        keys = {k: v for k, v in entry.items() if k not in SCHEDULING_KEYS}
         try:
             return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
                           "train": TrainSettings(**(keys.get("train") or {}))})

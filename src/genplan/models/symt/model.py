@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from genplan.errors import GenplanError
+from genplan.registry import SCHEDULING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
 # rename-both / rename-one: the paper's contrastive pairs; without contrastive weights one copy, renamed at
@@ -93,7 +94,7 @@ class SymTSettings:
     @classmethod
     def from_entry(cls, entry: dict) -> "SymTSettings":
         """From a config model entry (family, seeds, strategies and planning settings ignored)."""
-        skip = ("family", "seeds", "strategies", "strategy_splits", "generate", "decode")
+        skip = SCHEDULING_KEYS + ("decode",)
         keys = {k: v for k, v in entry.items() if k not in skip}
         try:
             return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
