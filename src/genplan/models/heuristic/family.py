@@ -11,7 +11,7 @@ A model entry of the config:
       family: heuristic
       learner: ridge              # ridge | rank | xgb
       encoder: {iterations: 2, multiset_hash: true, statics: true}
-      train: {alpha: 1.0, max_states: 200000}        # xgb: n_estimators, max_depth, learning_rate
+      train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate
       search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem
       seeds: [13]
       strategies: [gbfs, descent]

@@ -35,7 +35,7 @@ WEIGHTINGS = ("state", "problem", "layer")
 class HeuristicTraining:
     """The `train` settings of a heuristic model entry."""
 
-    alpha: float = 1.0  # ridge / rank: L2 penalty
+    alpha: float = 0.01  # ridge / rank: L2 penalty (0.01: Gripper extrapolation 80.0 mean length against 82.0 with 1.0)
     max_states: int | None = None  # at most this many training states, drawn uniformly (seeded)
     n_estimators: int = 200  # xgb
     max_depth: int = 6  # xgb
