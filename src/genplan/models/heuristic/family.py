@@ -1,7 +1,7 @@
 """The heuristic family in the registry (genplan.registry): WL-GOOSE-style learned heuristics
 ("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024): WL features (wlplan, ILG graphs) of
 every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
-model, or XGBoost), planned with by eager greedy best-first search (`gbfs`) or greedy descent
+model, or XGBoost), planned by eager greedy best-first search (`gbfs`) or greedy descent
 (`descent`) over pymimir successors (genplan.planners.search). System `learned_heuristic` in
 tables, the learner as variant.
 
