@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO
 
 CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml", "workflow/configs/paper-cpu.yaml",
-           "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml"]
+           "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml", "workflow/configs/plangpt.yaml"]
 
 
 def snakemake(*args, cwd=REPO, timeout=900):
@@ -29,22 +29,24 @@ def test_lint_is_clean():
 
 
 # jobs per rule of a dry run on a fresh checkout (the committed results/ change the paper-cpu
-# counts: run in a copy without them); the data stages and the state-centric part as before the
-# model-family registry, except the LSTM-seeds overlay, which now adds seeds to paper-cpu's models
-# (XGBoost at seed 13 included) where it used to replace the model list, and PlanGPT's jobs (4
-# training and 36 evaluation jobs in the default configuration, 12 and 216 in the paper one)
+# counts: run in a copy without them): the data stages, every family's models (a model may name
+# fewer domains, a strategy fewer splits) and one job per report; the LSTM-seeds overlay adds seeds
+# to paper-cpu's four LSTM models
 _DATA = {"plan_split": 16, "trajectories": 16, "statespace_split": 4, "dataset_statistics": 1, "all": 1}
-_PAPER = {**_DATA, "import_problems": 4, "report_state_centric": 1}
+_REPORTS = {"report_state_centric": 1, "report_symt": 1, "report_plangpt": 1, "report_diffusion": 1, "leaderboard": 1}
+_PAPER = {**_DATA, "import_problems": 4, **_REPORTS}
 JOBS = {
-    "config.yaml": {**_DATA, "generate_problems": 4, "train_model": 36, "evaluate_model": 132, "report_state_centric": 1,
-                    "report_symt": 1},
-    "workflow/configs/smoke.yaml": {"generate_problems": 2, "plan_split": 8, "trajectories": 8, "statespace_split": 2,
-                                    "dataset_statistics": 1, "train_model": 6, "evaluate_model": 24,
-                                    "report_state_centric": 1, "report_symt": 1, "all": 1},
-    "workflow/configs/paper.yaml": {**_PAPER, "train_model": 108, "evaluate_model": 792, "report_symt": 1},
-    "workflow/configs/paper-cpu.yaml": {**_PAPER, "train_model": 32, "evaluate_model": 192},
-    "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 64,
-                                                                                   "evaluate_model": 384},
+    "config.yaml": {**_DATA, **_REPORTS, "generate_problems": 4, "train_model": 46, "evaluate_model": 194},
+    "workflow/configs/smoke.yaml": {**_REPORTS, "generate_problems": 2, "plan_split": 8, "trajectories": 8,
+                                    "statespace_split": 2, "dataset_statistics": 1, "train_model": 11,
+                                    "evaluate_model": 42, "all": 1},
+    "workflow/configs/paper.yaml": {**_PAPER, "train_model": 300, "evaluate_model": 2484},
+    "workflow/configs/paper-cpu.yaml": {**_PAPER, "train_model": 63, "evaluate_model": 425},
+    "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 95,
+                                                                                   "evaluate_model": 617},
+    "workflow/configs/plangpt.yaml": {"generate_problems": 3, "plan_split": 12, "trajectories": 12,
+                                      "dataset_statistics": 1, "train_model": 6, "evaluate_model": 54,
+                                      "report_plangpt": 1, "report_symt": 1, "leaderboard": 1, "all": 1},
 }
 
 
