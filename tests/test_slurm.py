@@ -218,13 +218,22 @@ def test_training_jobs_get_a_gpu_in_the_gpu_partition(smoke_run):
     gpu_jobs = [s for s in submissions(smoke_run["log"], smoke_run["repo"]) if s["rule"] in GPU_RULES]
     if not gpu_jobs:
         pytest.skip("the smoke configuration has no training jobs")
+    import yaml
+
+    from genplan import registry
+
+    models = yaml.safe_load((smoke_run["repo"] / "workflow" / "configs" / "smoke.yaml").read_text())["models"]
     queue, lines = squeue_all(), []
     for s in gpu_jobs:
         assert queue[s["slurm_id"]]["partition"] == "gpu"
+        # the plugin's log folder joins the wildcards: <benchmark>_<domain>_<model>_<seed>
+        model = next(m for m in models if re.fullmatch(rf"[^_]+_[^_]+_{re.escape(m)}_\d+", s["where"]))
+        wants = registry.family(models[model]["family"]).gpu  # the learned heuristic trains on a CPU
         job = subprocess.run(["scontrol", "show", "job", s["slurm_id"]], capture_output=True, text=True).stdout
         gpus = re.search(r"TresPerJob=(gres:gpu:1)|(gres/gpu=1)", job)  # sbatch --gpus=1 (after the job: as asked)
-        assert gpus, job
-        lines.append(f"{s['rule']} {s['where']}: SLURM job {s['slurm_id']}, partition gpu, {gpus.group(0)}")
+        assert bool(gpus) == wants, job
+        lines.append(f"{s['rule']} {s['where']}: SLURM job {s['slurm_id']}, partition gpu, "
+                     f"{gpus.group(0) if gpus else 'no GPU asked (' + models[model]['family'] + ')'}")
     _report("gpu: 1 through the profile", lines)
 
 
