@@ -183,7 +183,9 @@ def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
 
 def table3_rows(summaries: list[dict], pub: Published) -> list[dict]:
     """Feature dimension per encoding, LSTM parameters and XGBoost tree nodes per model; mean over
-    seeds (and over models for a dimension)."""
+    seeds (and over models for a dimension). The transition models' summaries only (theirs name no
+    family; the other families' do)."""
+    summaries = [s for s in summaries if s.get("family", "transition") == "transition"]
     for s in summaries:
         s["encoding"], s["learner"], s["mode"] = (s["model"].split("_") + ["", "", ""])[:3]
     rows = []
