@@ -81,7 +81,7 @@ def test_dry_run(configfile, fresh_checkout):
 BAD_CONFIGS = {  # (edit of config.yaml, what the one message must name)
     "misspelt top-level key": (("evaluation:", "evalution:"), "unknown key(s) ['evalution']"),
     "misspelt nested key": (("optimal: {time_limit: 10}", "optimal: {time_limt: 10}"), "planner.optimal: unknown key(s) ['time_limt']"),
-    "unknown family": (("family: transition\n", "family: transformer\n"), "'transformer' is not one of ['transition', 'plangpt']"),
+    "unknown family": (("family: transition\n", "family: transformer\n"), "'transformer' is not one of ['transition', 'plangpt', 'symt', 'diffusion', 'heuristic']"),
     "strategy not offered": (("strategies: [beam3-pooled]", "strategies: [beam3-pooled, unmask-T20]"),
                              "'unmask-T20' is a unmask strategy; family transition offers ['beam']"),
     "unknown strategy": (("strategies: [beam3-pooled]", "strategies: [beam-3]"), "Unknown value strategy='beam-3'"),
@@ -160,7 +160,22 @@ def test_smoke_run_end_to_end(smoke_run):
     assert {(r["domain"], r["split"], r["variant"]) for r in ours} == {
         (d, s, v) for d in ("blocks", "gripper") for s in ("validation", "extrapolation") for v in ("greedy", "applicability")}
     summary = json.loads((res / "models" / "generated" / "blocks" / "plangpt" / "seed13" / "summary.json").read_text())
-    assert summary["stop"] == "ces" and summary["protocol"] == "symt" and summary["epochs"] >= 1
+    assert summary["stop"] == "ce" and summary["protocol"] == "symt" and summary["epochs"] >= 1
+    log = (res / "models" / "generated" / "blocks" / "plangpt" / "seed13" / "training.csv").read_text().splitlines()
+    assert log[0].split(",")[3] == "val_coverage" and all(row.split(",")[3] for row in log[1:]), "tracked coverage"
+    assert (res / "figures" / "plangpt-figure3.png").read_bytes().startswith(b"\x89PNG")
+    # every other family: trained, evaluated (VAL-checked rows of the one schema), in its reports
+    families = {("gripper", "symt_e", "heuristic-greedy"), ("gripper", "symt_ed", "greedy-applicable"),
+                ("blocks", "diffusion", "unmask-T20"), ("blocks", "heuristic_ridge", "gbfs"),
+                ("gripper", "heuristic_ridge", "descent")}
+    for domain, model, strategy in families:
+        rows = read_evaluation(res / "evaluation" / "generated" / domain / model / "seed13" / f"extrapolation.{strategy}.csv")
+        assert rows and list(rows[0]) == COLUMNS and all(r["val"] == "valid" for r in rows if r["solved"] == "yes")
+    gbfs = read_evaluation(res / "evaluation" / "generated" / "gripper" / "heuristic_ridge" / "seed13" / "validation.gbfs.csv")
+    assert all(r["solved"] == "yes" for r in gbfs), "a ridge heuristic on WL features solves small Gripper problems"
+    board = list(csv.DictReader(open(res / "tables" / "leaderboard.csv")))
+    assert {"learned_heuristic", "plangpt", "symt_ed", "diffusion"} <= {r["system"] for r in board}
+    assert (res / "tables" / "diffusion-table1.md").is_file() and (res / "tables" / "plangpt-table1.md").is_file()
 
 
 @pytest.mark.slow
