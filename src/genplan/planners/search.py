@@ -91,11 +91,7 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
     open_list = [(h0, 0, 0)]  # (h, generation order, node)
     counter = 1
     while open_list:
-        if res.expanded >= limits.max_expansions:
-            res.reason = "node_limit"
-            return _done(res, start)
-        if time.perf_counter() - start > limits.time_limit:
-            res.reason = "time_limit"
+        if _stopped(res, limits, start):
             return _done(res, start)
         _, _, node = heapq.heappop(open_list)
         res.expanded += 1
@@ -124,6 +120,17 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
     return _done(res, start)  # open list exhausted: no plan exists
 
 
+def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:
+    """The node or time limit is reached: the result's reason says which."""
+    if res.expanded >= limits.max_expansions:
+        res.reason = "node_limit"
+    elif time.perf_counter() - start > limits.time_limit:
+        res.reason = "time_limit"
+    else:
+        return False
+    return True
+
+
 def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) -> SearchResult:
     """Greedy descent from the task's initial state (see the module docstring)."""
     start = time.perf_counter()
@@ -134,11 +141,7 @@ def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits)
         res.reason = "goal"
         return _done(res, start)
     while True:
-        if res.expanded >= limits.max_expansions:
-            res.reason = "node_limit"
-            return _done(res, start)
-        if time.perf_counter() - start > limits.time_limit:
-            res.reason = "time_limit"
+        if _stopped(res, limits, start):
             return _done(res, start)
         res.expanded += 1
         fresh = []

@@ -159,3 +159,14 @@ class Renaming:
     @classmethod
     def from_dict(cls, d: Mapping[str, str]) -> "Renaming":
         return cls(d)
+
+
+def pool_setting_problems(settings: dict) -> list[str]:
+    """A model entry's object pool against its renaming mode (the sequence families' `check`):
+    per-type renaming needs a pool per type, one global pool needs a count."""
+    pool, per_type = settings.get("object_pool", 32), settings.get("per_type", False)
+    if per_type and not isinstance(pool, dict):
+        return ["per_type renaming needs object_pool as {type: count}"]
+    if not per_type and isinstance(pool, dict):
+        return ["object_pool {type: count} needs per_type: true"]
+    return []

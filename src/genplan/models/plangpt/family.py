@@ -21,13 +21,9 @@ def identity(settings: dict) -> tuple[str, str]:
 
 
 def check(name: str, settings: dict) -> list[str]:
-    problems = []
-    pool, per_type = settings.get("object_pool", 32), settings.get("per_type", False)
-    if per_type and not isinstance(pool, dict):
-        problems.append("per_type renaming needs object_pool as {type: count}")
-    if not per_type and isinstance(pool, dict):
-        problems.append("object_pool {type: count} needs per_type: true")
-    return problems
+    from genplan.tokens.renaming import pool_setting_problems
+
+    return pool_setting_problems(settings)
 
 
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,

@@ -32,12 +32,9 @@ def identity(settings: dict) -> tuple[str, str]:
 def check(name: str, settings: dict) -> list[str]:
     from genplan.planners.strategies import parse
 
-    problems = []
-    pool, per_type = settings.get("object_pool", 32), settings.get("per_type", False)
-    if per_type and not isinstance(pool, dict):
-        problems.append("per_type renaming needs object_pool as {type: count}")
-    if not per_type and isinstance(pool, dict):
-        problems.append("object_pool {type: count} needs per_type: true")
+    from genplan.tokens.renaming import pool_setting_problems
+
+    problems = pool_setting_problems(settings)
     arch = settings.get("architecture", "encoder_decoder")
     offered = ENCODER_KINDS if arch == "encoder" else DECODER_KINDS
     for s in settings.get("strategies", []):
