@@ -1,8 +1,9 @@
 """Neuro-symbolic plan decoding of the state-centric paper (Algorithm 1, beam width 3).
 
 The true symbolic state is kept at every step: successors come from pymimir, never from the model.
-Per step the decoder makes ONE `predict_next` call for all beam entries and ONE `embed` call for
-all new candidate successors of all entries (embeddings are cached by state), then scores each
+Per step the decoder makes ONE `predict_next` call for all beam entries (a memoryless model's
+prediction is kept by state, so an entry predicted before is not asked again) and ONE `embed` call
+for all new candidate successors of all entries (embeddings are cached by state), then scores each
 candidate by its parent's cumulative distance plus the mode's distance between the parent's
 predicted next-state embedding and the candidate's embedding.
 
@@ -174,21 +175,35 @@ class _Search:
         self.goal_fluents = frozenset(task.goal - task.statics)
         self.recurrent = cfg.memory and getattr(model, "learner", "") == "lstm" and hasattr(model, "predict_next_recurrent")
         self.new_hidden = None
+        self.predicted: dict[int, np.ndarray] = {}  # embedding row -> memoryless prediction
+        self.by_index = hasattr(mtask, "fluent_indices") and hasattr(mtask, "fluent_atom")
+
+    def fluents(self, state) -> frozenset:
+        """The fluent atoms of a pymimir state, read by atom index (MimirTask.fluent_indices: ~3x
+        faster than wrapping each atom) where the task offers it."""
+        if self.by_index:
+            return frozenset(map(self.mtask.fluent_atom, self.mtask.fluent_indices(state)))
+        return self.mtask.fluents(state)
 
     def is_goal(self, entry: _Entry) -> bool:
         return self.goal_fluents <= entry.fluents
 
     def start(self) -> _Entry:
         s0 = self.mtask.initial_state()
-        f0 = self.mtask.fluents(s0)
+        f0 = self.fluents(s0)
         self.cache.rows([f0])
         return _Entry(0.0, s0, f0, {f0})
 
     def predict(self, beam: list[_Entry]) -> np.ndarray:
         rows = self.cache.rows([e.fluents for e in beam])
+        if not self.recurrent:  # a memoryless prediction depends on the state alone: kept by state
+            new = [r for r in dict.fromkeys(rows) if r not in self.predicted]
+            if new:
+                self.predict_calls += 1
+                preds = np.asarray(self.model.predict_next(self.cache.matrix[new], self.goal))
+                self.predicted.update(zip(new, preds))
+            return np.stack([self.predicted[r] for r in rows])
         self.predict_calls += 1
-        if not self.recurrent:
-            return np.asarray(self.model.predict_next(self.cache.matrix[rows], self.goal))
         hidden = None  # the entries of a beam are all at the same depth: all have memory or none
         if beam[0].hidden is not None:
             hidden = tuple(np.concatenate([e.hidden[i] for e in beam], axis=1) for i in range(2))
@@ -200,7 +215,7 @@ class _Search:
         self.expansions += 1
         out = []
         for action, state in self.mtask.successors(entry.state):
-            fl = self.mtask.fluents(state)
+            fl = self.fluents(state)
             if fl not in entry.path:
                 out.append((rank, action, state, fl))
         return out

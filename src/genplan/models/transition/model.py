@@ -50,6 +50,12 @@ class TransitionModel:
         self.dim: int = ident["dim"]
         self.encoder = encoder
         self._predictor = predictor  # TransitionLSTM (eval mode) or xgboost Booster
+        # XGBoost: the booster's trees in the exact NumPy evaluator (forest.py), None to use XGBoost
+        # (vector leaves: XGBoost is as fast on those)
+        strategy = ((ckpt.get("config") or {}).get("training") or {}).get("multi_strategy", "one_output_per_tree")
+        self.forest = None
+        if self.learner == "xgb" and strategy == "one_output_per_tree":
+            self.forest = xgb.compile_forest(predictor)
 
     @property
     def system(self) -> str:
@@ -74,7 +80,8 @@ class TransitionModel:
         goal_emb = np.asarray(goal_emb, dtype=np.float32).reshape(self.dim)
         if self.learner == "xgb":
             X = np.hstack([state_emb, np.repeat(goal_emb[None, :], len(state_emb), axis=0)])
-            out, new_hidden = xgb.predict(self._predictor, X, self.dim), None
+            out = self.forest.predict(X) if self.forest is not None else xgb.predict(self._predictor, X, self.dim)
+            new_hidden = None
         else:
             with torch.no_grad():
                 states = torch.from_numpy(state_emb)[:, None, :]

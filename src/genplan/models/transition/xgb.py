@@ -71,6 +71,18 @@ def booster_from_bytes(data: bytes, threads: int = 1) -> xgb.Booster:
     return booster
 
 
+def compile_forest(booster: xgb.Booster):
+    """The booster in the exact NumPy evaluator (genplan.models.transition.forest), or None for a
+    booster it does not reproduce (XGBoost then predicts)."""
+    from genplan.models.transition.forest import Forest, UnsupportedForest
+
+    try:
+        return Forest(booster)
+    except UnsupportedForest as exc:
+        log.debug("XGBoost predicts: %s", exc)
+        return None
+
+
 def predict(booster: xgb.Booster, X: np.ndarray, dim: int) -> np.ndarray:
     """[B, dim] predictions for X [B, 2 dim], in one call."""
     return np.asarray(booster.inplace_predict(X), dtype=np.float32).reshape(len(X), dim)
