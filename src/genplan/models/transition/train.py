@@ -9,12 +9,12 @@ set aside as `<out>.partial.stale-<UTC time>` with a warning, and the job starts
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
 import logging
-import random
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -89,7 +89,16 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
                 seed: int, out: str | Path, log_csv: str | Path | None = None,
                 summary_json: str | Path | None = None, on_epoch=None, spec: tuple[str, str, str] | None = None) -> dict:
     """Train one model and write its outputs atomically; returns the summary.
-    params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}."""
+    params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}.
+    The same seed, params and thread count give the same log and weights byte for byte on the
+    same machine (genplan.training.reproducible; benchmarks/reproducibility.py checks it)."""
+    with contextlib.ExitStack() as stack:
+        return _train_model(stack, model, domain, train_traj, val_traj, params, seed, out, log_csv, summary_json,
+                            on_epoch, spec)
+
+
+def _train_model(stack: contextlib.ExitStack, model, domain, train_traj, val_traj, params, seed, out, log_csv,
+                 summary_json, on_epoch, spec) -> dict:
     start = time.perf_counter()
     if spec is None:
         from genplan.models.transition.model import parse_model_name
@@ -108,19 +117,15 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
     with domain_file_of(train_doc, train_traj) as domain_file, domain_file_of(val_doc, val_traj) as val_domain_file:
         pddl_domain = check_domain(domain, domain_file, val_domain_file, train_traj, val_traj)
         # the learners load only now: bad inputs are refused in a second, without torch
-        import numpy as np
-        import torch
-
         from genplan.datasets.trajectories import count_transitions, embed_trajectories, transition_rows
         from genplan.features import make_encoder
         from genplan.models import checkpoint
         from genplan.models.transition import lstm, xgb
 
-        random.seed(seed)
-        np.random.seed(seed)
-        torch.manual_seed(seed)
+        from genplan.training.reproducible import deterministic
+
         threads = int(params.get("threads", 1))
-        torch.set_num_threads(threads)
+        stack.enter_context(deterministic(seed, threads))  # seeds, threads, deterministic kernels
         device = choose_device(params.get("device", "auto"))
         encoder = make_encoder(encoding, domain_file, **params.get("encoder", {}))
     encoder.fit(train_records + val_records if encoder.fit_on_validation else train_records)
@@ -145,6 +150,7 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
                "val_problems": len(val), "val_transitions": count_transitions(val)}
     if sized_on is not None:
         summary.update(fsf_slots="all_splits", fsf_sized_on_problems=sized_on)
+    summary["threads"] = threads  # results are reproducible for the same thread count
     log.info("%s %s seed %d: D = %d, %d training transitions, device %s", model, domain, seed,
              encoder.dim, summary["train_transitions"], device)
 
