@@ -135,31 +135,25 @@ class Forest:
     def trees(self) -> int:
         return len(self.roots)
 
-    def leaves(self, X: np.ndarray) -> np.ndarray:
-        """[trees, B] node index of the leaf each row reaches in each tree (trees deepest first).
-        Row by row: each row's walk then reads the node array in increasing order."""
-        out = np.empty((self.trees, len(X)), dtype=self.packed.dtype)
-        outcome = np.zeros(len(self.split_feature) + 1, dtype=self.packed.dtype)  # 1: go right
-        for i, x in enumerate(X):
-            v = x[self.split_feature]
-            right = v >= self.split_threshold
-            right |= np.isnan(v) & self.split_default_right
-            outcome[:-1] = right
-            node = self.roots.copy()
-            for n in self.active:
-                p = self.packed[node[:n]]
-                node[:n] = (p >> self.bits) + outcome[p & self.mask]
-            out[:, i] = node
-        return out
+    def walk(self, x: np.ndarray) -> np.ndarray:
+        """[trees] node index of the leaf that row `x` reaches in each tree (trees deepest first)."""
+        v = x[self.split_feature]
+        outcome = np.zeros(len(self.split_feature) + 1, dtype=self.packed.dtype)  # 1: go right; a leaf: 0
+        outcome[:-1] = (v >= self.split_threshold) | (np.isnan(v) & self.split_default_right)
+        node = self.roots.copy()
+        for n in self.active:
+            p = self.packed[node[:n]]
+            node[:n] = (p >> self.bits) + outcome[p & self.mask]
+        return node
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """[B, targets] float32 outputs for X [B, features], bit-identical to XGBoost's."""
+        """[B, targets] float32 outputs for X [B, features], bit-identical to XGBoost's. Row by
+        row: each row's walk reads the node array in increasing order."""
         X = np.ascontiguousarray(X, dtype=np.float32)
         if X.ndim != 2 or X.shape[1] != self.features:
             raise ValueError(f"rows of {X.shape[1:]} features for a forest of {self.features}")
-        B = len(X)
-        node = self.leaves(X)[self.inverse]  # [trees, B] in tree order
-        sums = np.empty((self.rounds + 1, self.targets, B), dtype=np.float32)
-        sums[0] = self.base[:, None]
-        sums[1:] = self.values[node].reshape(self.rounds, self.targets, B)
-        return np.ascontiguousarray(np.add.accumulate(sums, axis=0, dtype=np.float32)[-1].T)  # in tree order
+        sums = np.empty((len(X), self.rounds + 1, self.targets), dtype=np.float32)
+        sums[:, 0] = self.base
+        for i, x in enumerate(X):
+            sums[i, 1:] = self.values[self.walk(x)[self.inverse]].reshape(self.rounds, self.targets)
+        return np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1]  # sequential, in tree order
