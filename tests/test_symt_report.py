@@ -65,3 +65,32 @@ def test_symt_rows_stability_and_ablations(tmp_path):
     assert ablations[("symt_ed_no_contrastive", "greedy-reground")]["coverage_mean"] == "0.0000"
     assert ablations[("symt_ed", "greedy-reground")]["variant"] == "contrastive"
     assert "19 without" in (res / "tables" / "symt-stability.md").read_text()
+    assert (res / "figures" / "symt-loss-curves.png").stat().st_size > 0
+
+
+def test_loss_curves_read_each_models_training_log(tmp_path):
+    from genplan.report.collect import training_summaries
+    from genplan.report.papers.symt_runs import loss_curves
+
+    res = tmp_path / "results"
+    for model, contrastive in (("symt_ed", True), ("symt_ed_no_contrastive", False)):
+        _write(res, model, "symt_ed", "contrastive" if contrastive else "no_contrastive", "greedy", 13, 1,
+               {"contrastive": contrastive, "architecture": "encoder_decoder", "parameters": 10, "divergences": 0})
+        log = res / "models" / "paper" / "gripper" / model / "seed13" / "training.csv"
+        log.write_text("epoch,train_loss,pred_loss,att_loss,hid_loss,val_loss,lr,grad_norm,seconds\n"
+                       "1,5.0,4.0,,,4.5,0.001,1.0,1.0\n2,4.0,3.0,,,3.5,0.001,1.0,1.0\n")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from unittest import mock
+
+    import matplotlib.pyplot as plt
+
+    with mock.patch.object(plt, "close") as close:  # keep the figure to look at its lines
+        loss_curves(training_summaries(res, key="parameters"), tmp_path / "curves")
+    fig = close.call_args[0][0]
+    lines = [ln for ax in fig.axes for ln in ax.get_lines()]
+    assert len(lines) == 4  # validation and training prediction loss of both models, on one panel
+    assert sorted(ln.get_linestyle() for ln in lines) == ["-", "-", "--", "--"]
+    assert [list(ln.get_ydata()) for ln in lines][:1] == [[4.5, 3.5]]
+    assert (tmp_path / "curves.png").is_file() and (tmp_path / "curves.pdf").is_file()

@@ -72,6 +72,13 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)} (–: not run; R: every problem refused)",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
+    return save(fig, stem)
+
+
+def save(fig, stem: Path) -> list[Path]:
+    """`stem`.png and `stem`.pdf, each written atomically; the figure is closed."""
+    import matplotlib.pyplot as plt
+
     written = []
     for ext in ("png", "pdf"):
         path = stem.with_suffix(f".{ext}")

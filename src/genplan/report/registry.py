@@ -21,7 +21,7 @@ REPORTS = {
         "module": "genplan.report.papers.symt",
         "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")]
         + [(f"symt-{name}", ext) for name in ("stability", "ablations") for ext in ("csv", "md")],
-        "figures": [],
+        "figures": [("symt-loss-curves", ext) for ext in ("png", "pdf")],
     },
     "diffusion": {
         "module": "genplan.report.papers.diffusion",

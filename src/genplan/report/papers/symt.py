@@ -141,4 +141,5 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
         tables.write_csv(stem_x.with_suffix(".csv"), rows, columns)
         atomic.write_text(stem_x.with_suffix(".md"), md(rows))
         written += [stem_x.with_suffix(".csv"), stem_x.with_suffix(".md")]
+    written += symt_runs.loss_curves(summaries, out_dir / "figures" / f"{NAME}-loss-curves")
     return written

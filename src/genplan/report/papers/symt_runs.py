@@ -10,7 +10,10 @@ Appendix E; issue 13, items 5 and 6), from committed files only:
 - ablations: coverage (fraction VAL-valid per seed, mean and std over seeds) of every symt model
   (the Table 2 models `symt_e` / `symt_ed` and the named ablations: no contrastive loss, L_att or
   L_hid only, object-pool size, learned decoder positions) per domain, split and strategy, with
-  how each was trained, read from its summaries.
+  how each was trained, read from its summaries;
+- loss curves: per domain, the training prediction loss and the validation loss per epoch of every
+  symt model, from the `training.csv` beside each summary, the contrastive models solid and the
+  others dashed (the paper: "losses plateau for SymT^E models without the contrastive term").
 """
 
 from __future__ import annotations
@@ -75,3 +78,55 @@ def ablations_md(rows: list[dict]) -> str:
             "decoder_positions: none (NoPE) or learned.\n\n"
             + render.md(["benchmark", "domain", "split", "model", "variant", "strategy", "object pool",
                          "decoder positions", "coverage", "seeds"], body))
+
+
+def _curve(summary: dict) -> list[dict]:
+    import csv
+    from pathlib import Path
+
+    path = Path(summary["source"]).with_name("training.csv")
+    if not path.is_file():
+        return []
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def loss_curves(summaries: list[dict], stem) -> list:
+    """SymT^E (MSE) and SymT^ED (CE) rows, one column per domain: train prediction loss (thin) and
+    validation loss (thick) against the epoch, per model and seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from genplan.report.figures import save
+
+    runs = [s for s in summaries if s.get("family") == "symt"]
+    domains = sorted({s["domain"] for s in runs}) or ["-"]
+    archs = [("encoder", "SymT^E: MSE on h"), ("encoder_decoder", "SymT^ED: plan-token CE")]
+    fig, axes = plt.subplots(2, len(domains), figsize=(3.2 * len(domains), 5.6), squeeze=False)
+    colours: dict[str, str] = {}
+    for s in sorted(runs, key=lambda s: (s["benchmark"], s["domain"], s["model"], s["seed"])):
+        rows = [r for r in _curve(s) if r.get("val_loss")]
+        if not rows:
+            continue
+        ax = axes[0 if s.get("architecture") == "encoder" else 1, domains.index(s["domain"])]
+        colour = colours.setdefault(s["model"], f"C{len(colours) % 10}")
+        style = "-" if s.get("contrastive") else "--"
+        epochs = [int(r["epoch"]) for r in rows]
+        label = f"{s['model']} s{s['seed']}"
+        ax.plot(epochs, [float(r["val_loss"]) for r in rows], style, color=colour, lw=2, label=label + " val")
+        if all(r.get("pred_loss") for r in rows):
+            ax.plot(epochs, [float(r["pred_loss"]) for r in rows], style, color=colour, lw=0.8, alpha=0.7)
+    for i, (arch, title) in enumerate(archs):
+        for j, dom in enumerate(domains):
+            ax = axes[i, j]
+            ax.set_title(f"{dom}: {title}", fontsize=8)
+            ax.set_xlabel("epoch", fontsize=7)
+            ax.tick_params(labelsize=7)
+            if ax.lines:
+                ax.legend(fontsize=6)
+    fig.suptitle("SymT loss curves: validation (thick) and training prediction loss (thin); "
+                 "contrastive solid, without dashed", fontsize=9)
+    fig.tight_layout()
+    return save(fig, stem)
