@@ -75,16 +75,17 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     return save(fig, stem)
 
 
-def save(fig, stem: Path) -> list[Path]:
-    """`stem`.png and `stem`.pdf, each written atomically; the figure is closed."""
+def save(fig, stem: Path, dpi: int = 150) -> list[Path]:
+    """`stem`.png and `stem`.pdf, each written atomically (no creation date in the PDF: the same
+    results give byte-identical files); the figure is closed."""
     import matplotlib.pyplot as plt
 
     written = []
+    Path(stem).parent.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
-        path = stem.with_suffix(f".{ext}")
+        path = Path(stem).with_suffix(f".{ext}")
         with atomic.output_file(path) as tmp:
-            # no creation date in the PDF: the same results give byte-identical figures
-            fig.savefig(tmp, format=ext, dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
+            fig.savefig(tmp, format=ext, dpi=dpi, metadata={"CreationDate": None} if ext == "pdf" else None)
         written.append(path)
     plt.close(fig)
     return written

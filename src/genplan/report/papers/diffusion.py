@@ -212,15 +212,9 @@ def figure4(rows: list[dict], stem: Path) -> list[Path]:
     else:
         a1.text(0.5, 0.5, "no diffusion evaluations", ha="center", transform=a1.transAxes)
     fig.tight_layout()
-    paths = []
-    for ext in ("png", "pdf"):
-        path = stem.with_suffix(f".{ext}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic.output_file(path) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    from genplan.report.figures import save
+
+    return save(fig, stem)
 
 
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:

@@ -170,14 +170,9 @@ def figure3(runs: list[dict], stem: Path) -> list[Path]:
     ax_c.set(xlabel="epoch", ylabel="validation coverage (%)", title="Coverage (*: CES stop, x: CE stop)")
     ax_c.legend(fontsize=6, loc="best")
     fig.tight_layout()
-    written = []
-    for ext in ("png", "pdf"):
-        path = stem.with_suffix(f".{ext}")
-        with atomic.output_file(path) as tmp:
-            fig.savefig(tmp, format=ext, dpi=120, metadata={"CreationDate": None} if ext == "pdf" else None)
-        written.append(path)
-    plt.close(fig)
-    return written
+    from genplan.report.figures import save
+
+    return save(fig, stem, dpi=120)
 
 
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
