@@ -14,6 +14,7 @@ from genplan.stages import plans as planning
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
 from genplan.paths import EVAL_SPLITS, Layout
+from genplan.tables import read_csv
 
 SPLITS = EVAL_SPLITS
 
@@ -55,6 +56,13 @@ def training_summaries(results: Path, key: str = "feature_dim") -> list[dict]:
         out.append({**data, "benchmark": model_dir.parent.parent.name, "domain": model_dir.parent.name,
                     "seed": seed_dir.name.removeprefix("seed"), "source": str(path)})
     return out
+
+
+def training_log(summary: dict) -> list[dict]:
+    """The rows of the training log (`training.csv`) beside a summary from `training_summaries`;
+    [] where a run kept none."""
+    path = Path(summary["source"]).with_name("training.csv")
+    return read_csv(path, "training log") if path.is_file() else []
 
 
 def summary_value(summary: dict, *names: str):

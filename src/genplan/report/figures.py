@@ -81,7 +81,6 @@ def save(fig, stem: Path, dpi: int = 150) -> list[Path]:
     import matplotlib.pyplot as plt
 
     written = []
-    Path(stem).parent.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
         path = Path(stem).with_suffix(f".{ext}")
         with atomic.output_file(path) as tmp:

@@ -50,12 +50,9 @@ class TransitionModel:
         self.dim: int = ident["dim"]
         self.encoder = encoder
         self._predictor = predictor  # TransitionLSTM (eval mode) or xgboost Booster
-        # XGBoost: the booster's trees in the exact NumPy evaluator (forest.py), None to use XGBoost
-        # (vector leaves: XGBoost is as fast on those)
-        strategy = ((ckpt.get("config") or {}).get("training") or {}).get("multi_strategy", "one_output_per_tree")
-        self.forest = None
-        if self.learner == "xgb" and strategy == "one_output_per_tree":
-            self.forest = xgb.compile_forest(predictor)
+        # XGBoost: the booster's trees in the exact NumPy evaluator (forest.py); None: XGBoost predicts
+        # (vector leaves of multi_output_tree, on which it is as fast)
+        self.forest = xgb.compile_forest(predictor) if self.learner == "xgb" else None
 
     @property
     def system(self) -> str:

@@ -15,7 +15,6 @@ is only the nearest we have. Coverage is per seed, mean (and population std) ove
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from genplan import atomic, tables
@@ -127,11 +126,7 @@ def training_curves(results: Path) -> list[dict]:
     for s in collect.training_summaries(results, key="parameters"):
         if s.get("family") != "plangpt":
             continue
-        log = Path(s["source"]).with_name("training.csv")
-        if not log.is_file():
-            continue
-        with open(log, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r.get("val_loss")]
+        rows = [r for r in collect.training_log(s) if r.get("val_loss")]
         if not rows:
             continue
         ce = min(rows, key=lambda r: float(r["val_loss"]))

@@ -18,7 +18,7 @@ Appendix E; issue 13, items 5 and 6), from committed files only:
 
 from __future__ import annotations
 
-from genplan.report import aggregate
+from genplan.report import aggregate, collect
 
 STABILITY_COLUMNS = ["benchmark", "family", "contrastive", "runs", "diverged_runs", "divergence_events"]
 ABLATION_COLUMNS = ["benchmark", "domain", "split", "model", "system", "variant", "strategy", "object_pool",
@@ -80,17 +80,6 @@ def ablations_md(rows: list[dict]) -> str:
                          "decoder positions", "coverage", "seeds"], body))
 
 
-def _curve(summary: dict) -> list[dict]:
-    import csv
-    from pathlib import Path
-
-    path = Path(summary["source"]).with_name("training.csv")
-    if not path.is_file():
-        return []
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
 def loss_curves(summaries: list[dict], stem) -> list:
     """SymT^E (MSE) and SymT^ED (CE) rows, one column per domain: train prediction loss (thin) and
     validation loss (thick) against the epoch, per model and seed."""
@@ -107,7 +96,7 @@ def loss_curves(summaries: list[dict], stem) -> list:
     fig, axes = plt.subplots(2, len(domains), figsize=(3.2 * len(domains), 5.6), squeeze=False)
     colours: dict[str, str] = {}
     for s in sorted(runs, key=lambda s: (s["benchmark"], s["domain"], s["model"], s["seed"])):
-        rows = [r for r in _curve(s) if r.get("val_loss")]
+        rows = [r for r in collect.training_log(s) if r.get("val_loss")]
         if not rows:
             continue
         ax = axes[0 if s.get("architecture") == "encoder" else 1, domains.index(s["domain"])]
