@@ -199,3 +199,45 @@ def test_an_fsf_model_sized_on_every_split_is_its_own_decoder_and_the_faithful_o
     (cell,) = [c for c in cells if c["decoder"] == "faithful"]
     assert cell["run_as"] == "reference-allsplits"
     assert "reference-allsplits" in (tables / "state-centric-decoders.md").read_text()
+
+
+def _drop_statics_model(res, domain, model, seeds=("13",)):
+    """A WL model with static atoms left out of training and inference: its summary says so."""
+    for seed in seeds:
+        summary = res / "models" / "paper" / domain / f"{model}_dropstatics" / f"seed{seed}" / "summary.json"
+        summary.parent.mkdir(parents=True, exist_ok=True)
+        summary.write_text(json.dumps({"model": f"{model}_dropstatics", "feature_dim": 17, "wl_statics": False}))
+
+
+def _write_drop(res, domain, split, model, beam, outcomes, seeds=("13",)):
+    for seed in seeds:
+        rows = _rows(domain, split, model, seed, beam, outcomes)
+        for r in rows:
+            r["model"] = f"{model}_dropstatics"
+        write_csv(res / "evaluation" / "paper" / domain / f"{model}_dropstatics" / f"seed{seed}" /
+                  f"{split}.beam3-{beam}.csv", rows, EVAL_COLUMNS)
+
+
+def test_a_model_without_statics_is_its_own_decoder_and_the_default_stays_unless_it_is_as_good(tmp_path):
+    res = tmp_path / "results"
+    for split in ("interpolation", "extrapolation"):
+        _write_plans(res, "gripper", split, {"p1": (10, 12), "p2": (10, 12)})
+        for beam in ("reference", "pooled"):
+            _write_eval(res, "gripper", split, "wl_lstm_state", beam, {"p1": 10, "p2": None}, seeds=("13", "14"))
+    _drop_statics_model(res, "gripper", "wl_lstm_state", seeds=("13", "14"))
+    for beam in ("reference", "pooled"):  # better on interpolation, worse on extrapolation
+        _write_drop(res, "gripper", "interpolation", "wl_lstm_state", beam, {"p1": 10, "p2": 11}, seeds=("13", "14"))
+        _write_drop(res, "gripper", "extrapolation", "wl_lstm_state", beam, {"p1": None, "p2": None}, seeds=("13",))
+    summary, _, tables = _report(res)
+    t1 = {(r["split"], r["beam_mode"]): r for r in _read(tables / "state-centric-table1.csv") if r["system"] == "wl_lstm"}
+    assert t1[("interpolation", "reference-dropstatics")]["ours_mean"] == "1.0000"
+    assert t1[("extrapolation", "pooled-dropstatics")]["n_seeds"] == "1"
+    assert "reference-dropstatics" in summary and "faithful" in summary
+    assert summary["faithful"]["within_tolerance"] == summary["reference"]["within_tolerance"]  # never faithful's
+    verdict = {r["split"]: r for r in _read(tables / "state-centric-statics-verdict.csv")}
+    assert verdict["interpolation"]["verdict"] == "without statics at least as good"
+    assert (verdict["extrapolation"]["verdict"], verdict["extrapolation"]["difference"]) == ("without statics worse", "-0.5000")
+    cells = _read(tables / "state-centric-statics.csv")
+    assert {c["seeds"] for c in cells if c["split"] == "extrapolation"} == {"1"}  # only the seeds both ran
+    md = (tables / "state-centric-statics.md").read_text()
+    assert "keeps the paper's representation" in md and "gripper extrapolation (without statics worse, -0.5000)" in md

@@ -121,6 +121,9 @@ def training_data(wildcards):
             data[split].append(L.trajectories(b, d, split))
         if "statespaces" in fam.trains_from and split in config["statespace"]["splits"]:
             data[split].append(L.statespace_table(b, d, split))
+    if (MODELS[wildcards.model].get("encoder") or {}).get("slots") == "all_splits":
+        # FSF slots sized on every split: the job reads the benchmark's manifest (object counts only)
+        data["problems"] = L.problems(b, d)
     return data
 
 

@@ -14,8 +14,12 @@ EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
 # `-allsplits`: an FSF model whose slots were sized on every split (encoder slots: all_splits, the
 # reference's sizing), told apart by its training summary (genplan.report.papers.state_centric)
 ALL_SPLITS = "-allsplits"
+# `-dropstatics`: a WL model whose graphs leave static atoms out at training and inference alike
+# (encoder statics: false), told apart by its training summary (`wl_statics: false`); unlike
+# `-nostatics` (statics seen at training only: the reference's defect 2) a consistent representation
+DROP_STATICS = "-dropstatics"
 BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics", "reference" + ALL_SPLITS,
-              "pooled" + ALL_SPLITS)
+              "pooled" + ALL_SPLITS, "reference" + DROP_STATICS, "pooled" + DROP_STATICS)
 TEST_SPLITS = paths.TEST_SPLITS
 
 

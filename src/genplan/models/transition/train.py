@@ -150,6 +150,8 @@ def _train_model(stack: contextlib.ExitStack, model, domain, train_traj, val_tra
                "val_problems": len(val), "val_transitions": count_transitions(val)}
     if sized_on is not None:
         summary.update(fsf_slots="all_splits", fsf_sized_on_problems=sized_on)
+    if getattr(encoder, "statics", True) is False:  # WL without static atoms, training and inference
+        summary["wl_statics"] = False
     summary["threads"] = threads  # results are reproducible for the same thread count
     log.info("%s %s seed %d: D = %d, %d training transitions, device %s", model, domain, seed,
              encoder.dim, summary["train_transitions"], device)

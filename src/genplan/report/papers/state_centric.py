@@ -22,6 +22,7 @@ from genplan.report.notes import MARK, Marks
 from genplan.report.papers import state_centric_agreement as agreement
 from genplan.report.papers import state_centric_others as others
 from genplan.report.papers import state_centric_quality as quality
+from genplan.report.papers import state_centric_statics as statics
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"
@@ -38,7 +39,8 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     every = collect.evaluation_rows(results)
     summaries = collect.training_summaries(results)
     all_splits = {(s["benchmark"], s["domain"], s["model"]) for s in summaries if s.get("fsf_slots") == "all_splits"}
-    evals = decoder_rows_of(every, all_splits)
+    drop_statics = {(s["benchmark"], s["domain"], s["model"]) for s in summaries if s.get("wl_statics") is False}
+    evals = decoder_rows_of(every, all_splits, drop_statics)
     plans = collect.plans_tables(results)
     cov = aggregate.coverage(evals)
     t1 = table1_rows(cov, plans, pub)
@@ -52,6 +54,12 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     tables.write_csv(out_dir / "tables" / f"{NAME}-decoders.csv", d_rows, DECODER_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-decoders.md", decoders_md(d_rows))
     written += [out_dir / "tables" / f"{NAME}-decoders.{s}" for s in ("csv", "md")]
+    s_cells = statics.rows(cov)
+    s_verdicts = statics.verdicts(s_cells, cov)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-statics.csv", s_cells, statics.COLUMNS)
+    tables.write_csv(out_dir / "tables" / f"{NAME}-statics-verdict.csv", s_verdicts, statics.VERDICT_COLUMNS)
+    _write_md(out_dir / "tables" / f"{NAME}-statics.md", statics.statics_md(s_cells, s_verdicts))
+    written += [out_dir / "tables" / f"{NAME}-statics{s}" for s in (".csv", "-verdict.csv", ".md")]
     summary, listed = agreement.agreement(t1)
     tables.write_csv(out_dir / "tables" / f"{NAME}-agreement.csv", summary, agreement.SUMMARY_COLUMNS)
     tables.write_csv(out_dir / "tables" / f"{NAME}-agreement-cells.csv", listed, agreement.CELL_COLUMNS)
@@ -68,11 +76,12 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     return written
 
 
-def decoder_rows_of(rows: list[dict], all_splits: set = frozenset()) -> list[dict]:
+def decoder_rows_of(rows: list[dict], all_splits: set = frozenset(), drop_statics: set = frozenset()) -> list[dict]:
     """The transition models' rows with a width-3 beam (the paper's decoder), each with `mode`
     (the variant) and `beam_mode` (the decoder: `pooled`, `reference-nostatics`, ...; suffixed
     `-allsplits` for a model of `all_splits`: (benchmark, domain, model) of FSF models whose slots
-    were sized on every split)."""
+    were sized on every split; `-dropstatics` for one of `drop_statics`: WL models without static
+    atoms at training and inference)."""
     out = []
     names = {s for s, _ in SYSTEMS}
     for r in rows:
@@ -80,7 +89,9 @@ def decoder_rows_of(rows: list[dict], all_splits: set = frozenset()) -> list[dic
             continue
         strategy = strategies.parse(r["strategy"])
         if strategy.kind == "beam" and strategy["width"] == 3:
-            suffix = aggregate.ALL_SPLITS if (r["benchmark"], r["domain"], r["model"]) in all_splits else ""
+            key = (r["benchmark"], r["domain"], r["model"])
+            suffix = (aggregate.ALL_SPLITS if key in all_splits else aggregate.DROP_STATICS if key in drop_statics
+                      else "")
             out.append({**r, "mode": r["variant"], "beam_mode": strategies.beam_mode(strategy) + suffix,
                         "expansions": r["counters"].get("states_expanded", 0)})
     return out
@@ -302,7 +313,8 @@ def decoders_md(rows: list[dict]) -> str:
              "`reference-nostatics` is the reference's decoder as written (defects 1 and 2), `reference` fixes "
              "the static atoms (defect 2), `pooled` also fixes the beam (defect 1, our default); "
              "`pooled-nostatics` keeps defect 2 only; `-allsplits` (shown where run): an FSF model whose slots "
-             "were sized on every split's object counts (the reference's sizing, defect 6). Beam fix = pooled - reference; static-atom fix = "
+             "were sized on every split's object counts (the reference's sizing, defect 6); `-dropstatics` (shown where run): a WL "
+             "model without static atoms at training and inference alike (`encoder: {statics: false}`). Beam fix = pooled - reference; static-atom fix = "
              "reference - reference-nostatics; each difference is a mean over the seeds both decoders ran. "
              "A decoder run on fewer seeds than another shows its count. A cell with – was not run; `refused`: "
              "the model refused every problem (more objects than its FSF slots). † a published number with a note, "
