@@ -173,7 +173,32 @@ def test_quality_never_exceeds_one_and_says_where_the_best_known_came_from(tmp_p
     assert all(float(r["mean_quality"]) <= 1.0 for r in rows.values() if r["mean_quality"])
     md = (res / "tables" / "state-centric-quality.md").read_text()
     assert "## Where the best-known lengths come from" in md
-    assert "| paper | blocks | extrapolation | 2 | 2 | 1 | 1 | astar_lmcut 1 | wl_xgb delta 1 |" in md
+    assert "| paper | blocks | extrapolation | 2 | 2 | 1 | 0 | 1 | astar_lmcut 1 | wl_xgb delta 1 |" in md
+
+
+def test_anytime_lama_sets_best_known_lengths_and_the_source_table_counts_them(tmp_path):
+    res = tmp_path / "results"
+    # p1: LAMA-first 132, anytime LAMA 60, the learned plan 52: the learned plan stays the best;
+    # p2: LAMA-first 80, anytime LAMA 40, the learned plan 50: anytime LAMA's is the best (quality 0.8);
+    # p3: A* optimal 20, anytime LAMA skipped
+    _write_eval(res, "blocks", "extrapolation", "wl_xgb_delta", "pooled", {"p1": 52, "p2": 50, "p3": 20})
+    _write_plans(res, "blocks", "extrapolation", {"p1": (None, 132), "p2": (None, 80), "p3": (20, 20)})
+    anytime = [{"problem": p, "config": "lama_anytime", "status": status, "plan_length": n, "time": "60.0",
+                "valid": "yes" if n else ""} for p, status, n in (("p1", "satisficing", 60), ("p2", "satisficing", 40),
+                                                                  ("p3", "skipped-optimal", ""))]
+    write_csv(res / "plans" / "paper" / "blocks" / "extrapolation.anytime.csv", anytime, list(PLAN_COLUMNS))
+    build_report("state-centric", res, res)
+    rows = {(r["system"], r["variant"], r["beam_mode"]): r for r in _read(res / "tables" / "state-centric-quality.csv")}
+    ours = rows[("wl_xgb", "delta", "pooled")]
+    assert float(ours["mean_quality"]) == pytest.approx((1 + 40 / 50 + 1) / 3, abs=1e-4) and ours["n_best_learned"] == "1"
+    lama = rows[("fast_downward", "lama_first", "")]
+    assert float(lama["mean_quality"]) == pytest.approx((52 / 132 + 40 / 80 + 1) / 3, abs=1e-4)
+    assert ("fast_downward", "lama_anytime", "") not in rows  # a best-known source only
+    assert all(float(r["mean_quality"]) <= 1.0 for r in rows.values() if r["mean_quality"])
+    assert {r["split"] for r in rows.values()} == {"extrapolation"}  # the anytime table is not a split
+    md = (res / "tables" / "state-centric-quality.md").read_text()
+    assert "| of which anytime LAMA |" in md
+    assert "| paper | blocks | extrapolation | 3 | 3 | 2 | 1 | 1 | astar_lmcut 1; lama_anytime 1 | wl_xgb delta 1 |" in md
 
 
 def test_an_fsf_model_sized_on_every_split_is_its_own_decoder_and_the_faithful_one(tmp_path):

@@ -7,6 +7,7 @@ others), so that no run overwrites another's files:
 
     <root>/problems/<benchmark>/<domain>/                 manifest.csv, domain.pddl, <split>/*.pddl
     <root>/plans/<benchmark>/<domain>/<split>.csv          and <split>/ (plan files)
+    <root>/plans/<benchmark>/<domain>/<split>.anytime.csv  and <split>.anytime/ (anytime LAMA)
     <root>/trajectories/<benchmark>/<domain>/<split>.json.gz
     <root>/statespaces/<benchmark>/<domain>/<split>.csv    and <split>/*.npz
     <root>/models/<benchmark>/<domain>/<model>/seed<seed>/  model.ckpt, training.csv, summary.json
@@ -24,6 +25,7 @@ SPLITS = ("train", "validation", "interpolation", "extrapolation")
 TEST_SPLITS = ("interpolation", "extrapolation")
 EVAL_SPLITS = ("validation", "interpolation", "extrapolation")  # validation selects; reported apart
 BENCHMARKS = ("generated", "paper")
+ANYTIME_SUFFIX = ".anytime"  # <split>.anytime.csv beside <split>.csv: anytime LAMA's table
 
 _EVAL = re.compile(r"(?P<split>[a-z]+)\.(?P<strategy>[A-Za-z0-9.\-]+)\.csv")
 
@@ -45,6 +47,12 @@ class Layout:
 
     def plans_dir(self, benchmark, domain, split) -> str:
         return self._p("plans", benchmark, domain, split)
+
+    def anytime_table(self, benchmark, domain, split) -> str:
+        return self._p("plans", benchmark, domain, f"{split}{ANYTIME_SUFFIX}.csv")
+
+    def anytime_dir(self, benchmark, domain, split) -> str:
+        return self._p("plans", benchmark, domain, f"{split}{ANYTIME_SUFFIX}")
 
     def trajectories(self, benchmark, domain, split) -> str:
         return self._p("trajectories", benchmark, domain, f"{split}.json.gz")

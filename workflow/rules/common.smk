@@ -44,6 +44,25 @@ def planner_params(wildcards):
     return json.dumps({k: config["planner"][k] for k in keep}, sort_keys=True)
 
 
+def anytime_params(wildcards):
+    """What decides anytime LAMA's plans: its block and the memory limit."""
+    return json.dumps({k: config["planner"][k] for k in ("lama_anytime", "memory_limit_mb")}, sort_keys=True)
+
+
+def anytime_enabled():
+    """Anytime LAMA runs where the config has a `planner.lama_anytime` block that is enabled."""
+    return (config["planner"].get("lama_anytime") or {"enabled": False}).get("enabled", True)
+
+
+def anytime_tables():
+    """The anytime LAMA tables of every evaluated split (none when it is not enabled): every
+    report's best-known lengths read them."""
+    if not anytime_enabled():
+        return []
+    return [L.anytime_table(b, d, s) for b in config["benchmarks"] for d in config["domains"]
+            for s in config["evaluation"]["splits"]]
+
+
 def planner_mem_mb(wildcards, threads, attempt):
     """Every Fast Downward run of the job may use its memory limit at once; more on a retry."""
     return (threads * config["planner"]["memory_limit_mb"] + 1024) * attempt
@@ -69,7 +88,8 @@ def benchmark_problems(wildcards):
 
 
 def data_outputs():
-    """Every data-stage output of the configured benchmarks and domains."""
+    """Every data-stage output of the configured benchmarks and domains (anytime LAMA's tables
+    when it is enabled)."""
     out = []
     for b in config["benchmarks"]:
         for d in config["domains"]:
@@ -77,7 +97,7 @@ def data_outputs():
             for s in config["splits"]:
                 out += [L.plans_table(b, d, s), L.trajectories(b, d, s)]
             out += [L.statespace_table(b, d, s) for s in config["statespace"]["splits"]]
-    return out
+    return out + anytime_tables()
 
 
 def stats_inputs(wildcards):
@@ -194,7 +214,7 @@ def state_centric_report_inputs(wildcards):
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out += [L.plans_table(b, d, s) for s in EVAL_SPLITS]
-    return out
+    return out + anytime_tables()
 
 
 def state_centric_outputs():
@@ -236,7 +256,7 @@ def leaderboard_inputs(wildcards):
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out += [L.plans_table(b, d, s) for s in config["evaluation"]["splits"]]
-    return out
+    return out + anytime_tables()
 
 
 def leaderboard_outputs():

@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="genplan", description=__doc__)
     p.add_argument("-v", "--verbose", action="store_true", help="debug log lines")
     sub = p.add_subparsers(dest="command", required=True)
-    data.add_parsers(sub)  # generate, import, plan, plan-files, trajectories, statespace, stats, validate
+    data.add_parsers(sub)  # generate, import, plan, plan-anytime, plan-files, trajectories, statespace, stats, validate
     models.add_parsers(sub)  # train, solve, evaluate, report, migrate
     for command in sub.choices.values():  # every command's --help shows its defaults
         command.formatter_class = HelpFormatter

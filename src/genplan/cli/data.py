@@ -1,5 +1,5 @@
-"""Subcommands of the data stages: `generate`, `import`, `plan`, `plan-files`, `trajectories`,
-`statespace`, `stats` and `validate` (registered on the `genplan` parser by `genplan.cli`)."""
+"""Subcommands of the data stages: `generate`, `import`, `plan`, `plan-anytime`, `plan-files`,
+`trajectories`, `statespace`, `stats` and `validate` (registered on the `genplan` parser by `genplan.cli`)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,26 @@ def cmd_plan(a) -> int:
     except Interrupted as exc:
         return _interrupted(exc)
     return 0  # a malformed problem raises MalformedProblems (a GenplanError): one message, exit 1
+
+
+def cmd_plan_anytime(a) -> int:
+    from genplan.configuration import check_value
+    from genplan.paths import SPLITS
+    from genplan.stages.anytime import anytime_split
+    from genplan.stages.fast_downward import Interrupted, interruptible
+
+    check_value(a.params, ("properties", "planner"), "--params (the planner section)",
+                required=("lama_anytime", "memory_limit_mb"))
+    if a.split not in SPLITS:
+        raise GenplanError(f"--split must be one of {list(SPLITS)}, not {a.split!r}")
+    if a.threads < 1:
+        raise GenplanError(f"--threads must be at least 1, not {a.threads}")
+    try:
+        with interruptible():
+            anytime_split(a.benchmark_dir, a.split, a.plans_table, a.params, a.out_dir, a.out_table, threads=a.threads)
+    except Interrupted as exc:
+        return _interrupted(exc)
+    return 0
 
 
 def cmd_plan_files(a) -> int:
@@ -194,6 +214,33 @@ def add_parsers(sub) -> None:
     s.set_defaults(func=cmd_plan)
 
     s = sub.add_parser(
+        "plan-anytime", formatter_class=HelpFormatter,
+        help="anytime LAMA on a split's problems without a proven optimum; every plan checked by VAL",
+        description=_wrap(
+            "Run LAMA 2011 as an anytime planner (lama_anytime: alias seq-sat-lama-2011, to its time limit, the "
+            "last and cheapest plan kept) on every problem of one split that the split's plans table (from "
+            "`genplan plan`) leaves without a proven optimum, and check every plan with VAL: the best-known "
+            "reference of the reports' quality. A problem whose astar_lmcut row is `optimal` (or `unsolvable`) "
+            "is not run; its row says `skipped-optimal` (`skipped-unsolvable`).\n\n"
+            "Outputs: --out-dir holds <problem>.lama_anytime.plan for every plan; --out-table one row per problem "
+            "of the split, with the plans table's columns (config lama_anytime; status satisficing, timeout, "
+            "error, skipped-optimal or skipped-unsolvable; the reason says how many plans came). Both written "
+            "atomically, the table last.\n\n"
+            "Exit status: 0 when the split was run (problems without a plan are rows, not failures); 1 with one "
+            "message and nothing written for bad --params, a missing or foreign plans table (its problems must "
+            "be the split's), or lama_anytime disabled. " + _PLAN_INTERRUPT))
+    s.add_argument("--benchmark-dir", required=True, help="a benchmark folder with manifest.csv and domain.pddl")
+    s.add_argument("--split", required=True, help="train, validation, interpolation or extrapolation")
+    s.add_argument("--plans-table", required=True, help="the split's plans table (genplan plan --out-table)")
+    s.add_argument("--params", type=_json, required=True,
+                   help='the planner configuration (JSON): {"lama_anytime": {"enabled": true, "time_limit": 60}, '
+                        '"memory_limit_mb": 4096}; an omitted time limit takes the config schema\'s default')
+    s.add_argument("--threads", type=int, default=1, help="problems planned at once (one Fast Downward run each)")
+    s.add_argument("--out-dir", required=True, help="the plans folder (replaced as a whole)")
+    s.add_argument("--out-table", required=True, help="the CSV table, one row per problem")
+    s.set_defaults(func=cmd_plan_anytime)
+
+    s = sub.add_parser(
         "plan-files", formatter_class=HelpFormatter,
         help="plan loose PDDL problem files with one Fast Downward configuration; every plan checked by VAL",
         description=_wrap(
@@ -212,7 +259,7 @@ def add_parsers(sub) -> None:
             + _PLAN_INTERRUPT))
     s.add_argument("domain", metavar="DOMAIN", help="the PDDL domain file")
     s.add_argument("problems", metavar="PROBLEM", nargs="+", help="PDDL problem files")
-    s.add_argument("--planner", choices=("astar_lmcut", "gbfs_ff", "lama_first", "default"), default="default",
+    s.add_argument("--planner", choices=("astar_lmcut", "gbfs_ff", "lama_first", "lama_anytime", "default"), default="default",
                    help="the configuration (see above)")
     s.add_argument("--time-limit", type=float, default=60, help="seconds per Fast Downward run")
     s.add_argument("--memory-limit-mb", type=int, default=4096, help="memory per Fast Downward run (MiB)")

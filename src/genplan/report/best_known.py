@@ -1,12 +1,16 @@
 """Best-known plan lengths as the IPC's quality score defines them: the shortest VAL-valid plan
 any run of the pipeline found for a problem, learned planners included (IPC 2008 onwards scores a
 plan against the best plan of any participant). Sources: every configuration of the split's plans
-table (A* + LM-cut, GBFS + FF, LAMA-first, the reference plans shipped with imported instances)
-and every solved row of every evaluation CSV (a solved row's plan is VAL-valid: genplan.evaluation).
+table (A* + LM-cut, GBFS + FF, LAMA-first, the reference plans shipped with imported instances),
+anytime LAMA's table beside it (`lama_anytime`, run to its time limit on the problems without a
+proven optimum: genplan.stages.anytime; genplan.report.collect.plans_tables appends its rows) and
+every solved row of every evaluation CSV (a solved row's plan is VAL-valid: genplan.evaluation).
 With this reference, quality = best known / plan length never exceeds 1.
 
-Ties go to the planners: a problem's best known is `learned` only when a learned plan is strictly
-shorter than every plan of the plans table."""
+Ties go to the earlier source: a plans table's configuration before anytime LAMA (so
+`lama_anytime` is a problem's source only where it is strictly shorter than every plan of the
+plans table), and the planners before the learned plans (a problem's best known is `learned` only
+when a learned plan is strictly shorter than every planner's)."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ class Best:
 
 def best_known(plans: dict[tuple, list[dict]], evaluations: list[dict]) -> dict[tuple, Best]:
     """(benchmark, domain, split, problem) -> its Best. `plans`: (benchmark, domain, split) -> the
-    plans table rows (genplan.report.collect.plans_tables); `evaluations`: evaluation rows of any
+    plans table rows, anytime LAMA's after them (genplan.report.collect.plans_tables); `evaluations`: evaluation rows of any
     family (genplan.report.collect.evaluation_rows)."""
     best: dict[tuple, Best] = {}
     for (bench, dom, split), table in plans.items():

@@ -2,6 +2,7 @@
 
 - evaluation CSVs: results/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
 - plans tables:    results/plans/<benchmark>/<domain>/<split>.csv
+  and anytime LAMA's beside them, <split>.anytime.csv (genplan.stages.anytime), read with them
 - training summaries: results/models/<benchmark>/<domain>/<model>/seed<seed>/*.json (`feature_dim` ...)
 """
 
@@ -31,12 +32,22 @@ def evaluation_rows(results: Path) -> list[dict]:
     return rows
 
 
-def plans_tables(results: Path) -> dict[tuple[str, str, str], list[dict]]:
-    """(benchmark, domain, split) -> the split's plans table rows."""
+def plans_tables(results: Path, anytime: bool = True) -> dict[tuple[str, str, str], list[dict]]:
+    """(benchmark, domain, split) -> the split's plans table rows, followed (`anytime`) by the rows
+    of the split's anytime LAMA table where there is one (config `lama_anytime`: its plans count
+    for the best-known lengths; every report selects the configurations it shows by name, so the
+    extra rows change nothing else). `<split>.anytime.csv` is never a split of its own; one without
+    its split's plans table is left out."""
     out = {}
-    for path in sorted((results / "plans").glob("*/*/*.csv")):
+    plans = results / "plans"
+    for path in sorted(plans.glob("*/*/*.csv")):
         if path.stem in SPLITS:
             out[(path.parent.parent.name, path.parent.name, path.stem)] = planning.read_table(path)
+    if anytime:
+        for (bench, dom, split), rows in out.items():
+            extra = Path(Layout(str(results)).anytime_table(bench, dom, split))
+            if extra.is_file():
+                rows.extend(planning.read_table(extra))
     return out
 
 

@@ -3,12 +3,14 @@ paper's Table 4 (model sizes across methods) from the same numbers.
 
 Rows: every (benchmark, domain, split, system, variant, model, strategy) of the evaluation CSVs
 under a results root (every family that has landed), and Fast Downward's configurations from the
-plans tables (A* + LM-cut, GBFS + FF, LAMA-first). Columns:
+plans tables (A* + LM-cut, GBFS + FF, LAMA-first; anytime LAMA only feeds the best-known lengths:
+it runs where A* proved no optimum, so a coverage of it would not compare). Columns:
 
 - coverage: the fraction of the split's problems solved (VAL-valid plan), mean over seeds;
 - quality: mean over the solved problems of best-known length / plan length, the best known
-  being the shortest VAL-valid plan of any system on that problem (every Fast Downward run and
-  the reference plan of the plans table, and every learned planner's solved rows); ipc_score: the same ratio summed over all problems (0 for an unsolved one) over the
+  being the shortest VAL-valid plan of any system on that problem (genplan.report.best_known:
+  every Fast Downward run and the reference plan of the plans table, anytime LAMA's table, and
+  every learned planner's solved rows); ipc_score: the same ratio summed over all problems (0 for an unsolved one) over the
   number of problems (the IPC's quality score);
 - mean_length: mean plan length over the solved problems; median_time_s: median seconds per
   solved problem (the learned planners: their own clock, model binding included; Fast Downward:
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from genplan import atomic, tables
 from genplan.report import aggregate, collect, render
+from genplan.report import best_known as known
 from genplan.stages import plans as planning
 
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "model", "strategy", "coverage", "n_solved",
@@ -71,16 +74,9 @@ def _mean(values):
 
 
 def best_known(results: Path, evaluations: list[dict]) -> dict[tuple, int]:
-    """(benchmark, domain, split, problem) -> the shortest VAL-valid plan of any system."""
-    best: dict[tuple, int] = {}
-    for (bench, dom, split), table in collect.plans_tables(results).items():
-        for problem, length in planning.best_known_lengths(table).items():
-            best[(bench, dom, split, problem)] = length
-    for r in evaluations:
-        if r["solved"] == "yes" and r["plan_length"] not in ("", None):
-            key = (r["benchmark"], r["domain"], r["split"], r["problem"])
-            best[key] = min(best.get(key, 10**9), int(r["plan_length"]))
-    return best
+    """(benchmark, domain, split, problem) -> the shortest VAL-valid plan of any system
+    (genplan.report.best_known: the plans tables, anytime LAMA's tables, every learned plan)."""
+    return {key: b.length for key, b in known.best_known(collect.plans_tables(results), evaluations).items()}
 
 
 def learned_rows(results: Path, evaluations: list[dict], best: dict[tuple, int]) -> list[dict]:

@@ -30,12 +30,12 @@ log = logging.getLogger("genplan")
 COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file")
 # Which plan a problem's trajectory is made of: the first of these that solved it.
 MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff")
-CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "lama_first", "reference")
+CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "lama_first", "lama_anytime", "reference")
 NOT_PLANNED = "not planned: "  # the reason's prefix in a malformed problem's rows
 
 # `plan_files`: what each --planner runs, in order; `default` is the pipeline's pair.
 PLANNERS = {"astar_lmcut": ("astar_lmcut",), "gbfs_ff": ("gbfs_ff",), "lama_first": ("lama_first",),
-            "default": ("astar_lmcut", "gbfs_ff")}
+            "lama_anytime": ("lama_anytime",), "default": ("astar_lmcut", "gbfs_ff")}
 TABLE_NAME = "plans.csv"  # `plan_files`' table, inside its output folder
 
 
