@@ -266,3 +266,16 @@ def test_a_model_without_statics_is_its_own_decoder_and_the_default_stays_unless
     assert {c["seeds"] for c in cells if c["split"] == "extrapolation"} == {"1"}  # only the seeds both ran
     md = (tables / "state-centric-statics.md").read_text()
     assert "keeps the paper's representation" in md and "gripper extrapolation (without statics worse, -0.5000)" in md
+
+
+def test_statics_verdict_is_incomplete_while_a_twin_is_missing(tmp_path):
+    res = tmp_path / "results"
+    _write_plans(res, "visitall", "interpolation", {"p1": (10, 12), "p2": (10, 12)})
+    for beam in ("reference", "pooled"):
+        _write_eval(res, "visitall", "interpolation", "wl_lstm_state", beam, {"p1": 10, "p2": None})
+    _drop_statics_model(res, "visitall", "wl_lstm_state")
+    _write_drop(res, "visitall", "interpolation", "wl_lstm_state", "pooled", {"p1": 10, "p2": 11})  # no reference twin
+    _report(res)
+    (verdict,) = _read(res / "tables" / "state-centric-statics-verdict.csv")
+    assert verdict["verdict"] == "incomplete: 1 of 2 cells run"
+    assert "keeps the paper's representation" in (res / "tables" / "state-centric-statics.md").read_text()

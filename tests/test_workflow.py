@@ -32,12 +32,13 @@ def test_lint_is_clean():
 # counts: run in a copy without them): the data stages, every family's models (a model may name
 # fewer domains, a strategy fewer splits) and one job per report; the LSTM-seeds overlay adds seeds
 # to paper-cpu's four LSTM models
-_DATA = {"plan_split": 16, "trajectories": 16, "statespace_split": 4, "dataset_statistics": 1, "all": 1}
+_DATA = {"plan_split": 16, "anytime_plans": 12, "trajectories": 16, "statespace_split": 4, "dataset_statistics": 1, "all": 1}
 _REPORTS = {"report_state_centric": 1, "report_symt": 1, "report_plangpt": 1, "report_diffusion": 1, "leaderboard": 1}
 _PAPER = {**_DATA, "import_problems": 4, **_REPORTS}
 JOBS = {
     "config.yaml": {**_DATA, **_REPORTS, "generate_problems": 4, "train_model": 46, "evaluate_model": 194},
-    "workflow/configs/smoke.yaml": {**_REPORTS, "generate_problems": 2, "plan_split": 8, "trajectories": 8,
+    "workflow/configs/smoke.yaml": {**_REPORTS, "generate_problems": 2, "plan_split": 8, "anytime_plans": 4,
+                                    "trajectories": 8,
                                     "statespace_split": 2, "dataset_statistics": 1, "train_model": 11,
                                     "evaluate_model": 42, "all": 1},
     "workflow/configs/paper.yaml": {**_PAPER, "train_model": 300, "evaluate_model": 2484},

@@ -7,7 +7,8 @@ each a mean over the seeds both representations ran.
 The rule: the representation without statics becomes the default only if it is at least as good
 on every domain's test splits, read as the mean coverage over the WL models and both beams of each
 (domain, test split); otherwise the paper's stays. A (domain, split) where either side has no run
-is `not run` and blocks a change of default. Built from aggregate.coverage's per-seed coverage."""
+is `not run`, and one where some WL model or beam run with statics has no twin without them is
+`incomplete`; either blocks a change of default. Built from aggregate.coverage's per-seed coverage."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "beam", "seeds",
            "difference"]
 VERDICT_COLUMNS = ["benchmark", "domain", "split", "cells", "with_statics", "without_statics", "difference", "verdict"]
 AT_LEAST, WORSE, NOT_RUN = "without statics at least as good", "without statics worse", "not run"
+INCOMPLETE = "incomplete"  # some WL cells with statics have no twin without: no change of default
 
 
 def rows(cov: dict[tuple, dict]) -> list[dict]:
@@ -50,7 +52,11 @@ def verdicts(cells: list[dict], cov: dict[tuple, dict]) -> list[dict]:
     by = defaultdict(list)
     for r in cells:
         by[(r["benchmark"], r["domain"], r["split"])].append(r)
-    wanted = {k[:3] for k in cov if k[3].startswith("wl_") and k[2] in TEST_SPLITS and k[5] in BEAMS}
+    expected = defaultdict(int)  # the WL cells with statics of each (benchmark, domain, split)
+    for k in cov:
+        if k[3].startswith("wl_") and k[2] in TEST_SPLITS and k[5] in BEAMS:
+            expected[k[:3]] += 1
+    wanted = set(expected)
     out = []
     for key in sorted(wanted, key=lambda k: (k[0], k[1], TEST_SPLITS.index(k[2]))):
         rs = by.get(key, [])
@@ -59,7 +65,8 @@ def verdicts(cells: list[dict], cov: dict[tuple, dict]) -> list[dict]:
             continue
         with_s = sum(float(r["with_statics"]) for r in rs) / len(rs)
         without = sum(float(r["without_statics"]) for r in rs) / len(rs)
-        verdict = AT_LEAST if without >= with_s - 1e-9 else WORSE
+        verdict = WORSE if without < with_s - 1e-9 else AT_LEAST if len(rs) == expected[key] else \
+            f"{INCOMPLETE}: {len(rs)} of {expected[key]} cells run"
         out.append(dict(zip(VERDICT_COLUMNS, (*key, len(rs), f"{with_s:.4f}", f"{without:.4f}",
                                               f"{without - with_s:+.4f}", verdict))))
     return out
