@@ -14,7 +14,8 @@ REPORTS = {
         "module": "genplan.report.papers.state_centric",
         "tables": [(f"{_SC}-table{n}", ext) for n in (1, 3) for ext in ("md", "tex", "csv")]
         + [(f"{_SC}-{name}", ext) for name in ("quality", "decoders", "agreement") for ext in ("md", "csv")]
-        + [(f"{_SC}-agreement-cells", "csv")],
+        + [(f"{_SC}-agreement-cells", "csv")]
+        + [(f"{_SC}-statics", ext) for ext in ("md", "csv")] + [(f"{_SC}-statics-verdict", "csv")],
         "figures": [(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
     },
     "symt": {
