@@ -268,14 +268,23 @@ def test_a_model_without_statics_is_its_own_decoder_and_the_default_stays_unless
     assert "keeps the paper's representation" in md and "gripper extrapolation (without statics worse, -0.5000)" in md
 
 
-def test_statics_verdict_is_incomplete_while_a_twin_is_missing(tmp_path):
+def test_statics_verdict_is_incomplete_while_a_twin_misses_a_seed_and_the_reference_beam_only_shows(tmp_path):
     res = tmp_path / "results"
     _write_plans(res, "visitall", "interpolation", {"p1": (10, 12), "p2": (10, 12)})
     for beam in ("reference", "pooled"):
-        _write_eval(res, "visitall", "interpolation", "wl_lstm_state", beam, {"p1": 10, "p2": None})
-    _drop_statics_model(res, "visitall", "wl_lstm_state")
-    _write_drop(res, "visitall", "interpolation", "wl_lstm_state", "pooled", {"p1": 10, "p2": 11})  # no reference twin
+        _write_eval(res, "visitall", "interpolation", "wl_lstm_state", beam, {"p1": 10, "p2": None}, seeds=("13", "14"))
+    _drop_statics_model(res, "visitall", "wl_lstm_state", seeds=("13", "14"))
+    # pooled: better, but seed 14 without statics is missing; reference: no twin at all
+    _write_drop(res, "visitall", "interpolation", "wl_lstm_state", "pooled", {"p1": 10, "p2": 11})
     _report(res)
     (verdict,) = _read(res / "tables" / "state-centric-statics-verdict.csv")
-    assert verdict["verdict"] == "incomplete: 1 of 2 cells run"
+    assert (verdict["verdict"], verdict["reference_beam"]) == ("incomplete: 0 of 1 cells run on every seed", "not run")
     assert "keeps the paper's representation" in (res / "tables" / "state-centric-statics.md").read_text()
+    # the missing seed arrives: decided on the pooled beam, the reference beam's absence does not block
+    _write_drop(res, "visitall", "interpolation", "wl_lstm_state", "pooled", {"p1": 10, "p2": 11}, seeds=("14",))
+    _write_drop(res, "visitall", "interpolation", "wl_lstm_state", "reference", {"p1": None, "p2": None})
+    _report(res)
+    (verdict,) = _read(res / "tables" / "state-centric-statics-verdict.csv")
+    assert (verdict["verdict"], verdict["difference"]) == ("without statics at least as good", "+0.5000")
+    assert verdict["reference_beam"] == "-0.5000 (1 of 1 cells)"  # seed 13 only: shown, not decided on
+    assert "may become the default" in (res / "tables" / "state-centric-statics.md").read_text()
