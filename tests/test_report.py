@@ -4,6 +4,8 @@ from evaluation CSVs, plans tables and training summaries written here, publishe
 import csv
 import json
 
+import numpy as np
+
 from conftest import run_cli
 from genplan.evaluation import COLUMNS as EVAL_COLUMNS
 from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
@@ -241,3 +243,18 @@ def test_symt_table2_reports_the_sequence_models_beside_the_published(tmp_path):
     assert greedy["published_mean"] == "0.56" and cells[("interpolation", "plangpt", "applicability")]["ours_mean"]
     assert cells[("interpolation", "symt_ed", "greedy")]["ours_mean"] == ""  # published, not run by us
     assert "0.50±0.20 (0.56±0.16)" in (res / "tables" / "symt-table2.md").read_text()
+
+
+def test_a_figure_bar_falls_back_to_the_model_without_statics_and_flags_it():
+    from genplan.report.figures import beam_bars
+
+    keys = [("fast_downward", "astar_lmcut"), ("wl_lstm", "state"), ("wl_xgb", "state"), ("fsf_lstm", "state")]
+    index = {("fast_downward", "astar_lmcut", ""): {"ours_mean": "0.9", "ours_std": ""},
+             ("wl_lstm", "state", "pooled-dropstatics"): {"ours_mean": "0.4", "ours_std": "0.1"},
+             ("wl_xgb", "state", "pooled"): {"ours_mean": "0.7", "ours_std": ""},
+             ("wl_xgb", "state", "pooled-dropstatics"): {"ours_mean": "0.2", "ours_std": ""}}
+    means, _, _, dropped = beam_bars(index, keys, "pooled")
+    assert np.isnan(means[0]) and means[1] == 0.4 and means[2] == 0.7 and np.isnan(means[3])
+    assert dropped == [False, True, False, False]  # the twin with statics wins where both ran
+    means, _, _, dropped = beam_bars(index, keys, "reference")
+    assert means[0] == 0.9 and np.isnan(means[1]) and not any(dropped)

@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 
 from genplan import atomic  # noqa: E402
 from genplan.domains import DOMAINS  # noqa: E402
+from genplan.report.aggregate import DROP_STATICS  # noqa: E402
 
 TITLES = {"validation": "validation split (selected the checkpoints)", "interpolation": "interpolation split",
           "extrapolation": "extrapolation split"}
@@ -37,21 +38,19 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     fig, axes = plt.subplots(max(1, len(panels)), 1, figsize=(12, 2.6 * max(1, len(panels))), squeeze=False)
     width = 0.27
     x = np.arange(len(keys))
+    any_dropped = False
     for ax, (bench, dom) in zip(axes[:, 0], panels):
         index = {(r["system"], r["variant"], r["beam_mode"]): r for r in sel if (r["benchmark"], r["domain"]) == (bench, dom)}
         for i, (name, beam) in enumerate(series):
-            means, stds, refused = [], [], []
-            for system, variant in keys:
-                if beam is None:
+            if beam is None:
+                means, stds, refused, dropped = [], [], [], []
+                for system, variant in keys:
                     p = published(dom, split, system, variant)
                     means.append(p[0] if p else np.nan)
                     stds.append(p[1] if p and p[1] is not None else np.nan)
-                else:
-                    fd = system == "fast_downward"
-                    r = None if fd and beam == "pooled" else index.get((system, variant, "" if fd else beam))
-                    means.append(_f(r["ours_mean"]) if r else np.nan)
-                    stds.append(_f(r["ours_std"]) if r else np.nan)
-                    refused.append(bool(r) and r.get("refused") == "all")
+            else:
+                means, stds, refused, dropped = beam_bars(index, keys, beam)
+                any_dropped = any_dropped or any(dropped)
             ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, yerr=np.nan_to_num(stds), label=name,
                    color=("0.6", "tab:blue", "tab:orange")[i], capsize=2)
             for j, m in enumerate(means):  # not run, as opposed to a coverage of 0
@@ -60,6 +59,9 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
             for j, r in enumerate(refused):  # every problem refused (FSF slots): not a coverage of 0
                 if r:
                     ax.text(x[j] + (i - 1) * width, 0.02, "R", ha="center", va="bottom", fontsize=6, color="tab:red")
+            for j, d in enumerate(dropped):  # a WL model without static atoms stands in for the paper's
+                if d:
+                    ax.text(x[j] + (i - 1) * width, means[j] + 0.02, "S", ha="center", va="bottom", fontsize=6)
         ax.set_title(f"{dom} ({bench})", fontsize=9)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("coverage")
@@ -69,10 +71,28 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
         axes[0, 0].set_axis_off()
     else:
         axes[0, 0].legend(fontsize=7, ncol=3, loc="upper right")
-    fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)} (–: not run; R: every problem refused)",
-                 fontsize=10)
+    marks = "–: not run; R: every problem refused" + ("; S: WL graphs without static atoms" if any_dropped else "")
+    fig.suptitle(f"Satisficing-plan success rate, {TITLES.get(split, split)} ({marks})", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
     return save(fig, stem)
+
+
+def beam_bars(index: dict, keys: list[tuple[str, str]], beam: str):
+    """Means, stds, refused and `dropped` flags of one beam's bars: `index` maps (system, variant,
+    beam_mode) to a Table 1 row (Fast Downward's under beam_mode ""; it has no pooled bar). Where a
+    learned system has no row with static atoms, its row without them (`<beam>-dropstatics`: the
+    configuration's WL representation, as the default's since issue 15's verdict) is drawn, flagged."""
+    means, stds, refused, dropped = [], [], [], []
+    for system, variant in keys:
+        fd = system == "fast_downward"
+        r = None if fd and beam == "pooled" else index.get((system, variant, "" if fd else beam))
+        fallback = None if fd or r else index.get((system, variant, beam + DROP_STATICS))
+        r = r or fallback
+        means.append(_f(r["ours_mean"]) if r else np.nan)
+        stds.append(_f(r["ours_std"]) if r else np.nan)
+        refused.append(bool(r) and r.get("refused") == "all")
+        dropped.append(fallback is not None)
+    return means, stds, refused, dropped
 
 
 def save(fig, stem: Path, dpi: int = 150) -> list[Path]:
