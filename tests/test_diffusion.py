@@ -68,6 +68,28 @@ def trained(files):
     return out
 
 
+@pytest.fixture(scope="module")
+def memorised(files):
+    """A model trained on one problem, the 1-ball Gripper, and its state space alone, validated on
+    it too: it has learnt that problem's plans (validation loss about 0.01 at 150 epochs), so it
+    solves it whatever the seed (seeds 13 to 32 all solve it under the applicability filter). The
+    module's `trained` model, fitted on 1- and 2-ball problems and chosen by the loss on a single
+    validation plan, solved the same problem for only some seeds and machines (CI failed it)."""
+    from genplan.stages import statespace
+
+    root = files["root"] / "memorised"
+    bench = _benchmark(root / "problems", "gripper", [1])
+    statespace.statespaces_split(bench, "train", 10000, root / "ss", root / "ss.csv")
+    split = write_split(root / "train.json.gz", [trajectory_record(files["problems"][1])])
+    settings = {**SETTINGS, "train": {**SETTINGS["train"], "epochs": 150}}
+    out = root / "model.ckpt"
+    res = run_cli("train", "--model", "tiny_diffusion", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", root / "ss.csv", split, "--validation", split, "--seed", "13", "--out", out,
+                  "--log", root / "training.csv", "--summary", root / "summary.json")
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out
+
+
 def test_atom_tokens_are_one_per_atom_with_a_goal_region_apart():
     vocab = Vocabulary.for_domain(parse_domain(DOMAIN), 5)
     atoms = AtomVocabulary(vocab)
@@ -181,20 +203,21 @@ def test_training_skips_and_counts_plans_longer_than_the_window(trained):
     assert rows[0].startswith("epoch,train_loss,val_loss") and float(rows[-1].split(",")[1]) < float(rows[1].split(",")[1])
 
 
-def test_solve_exits_0_only_for_a_val_valid_plan(trained, files, tmp_path):
+def test_solve_exits_0_only_for_a_val_valid_plan(trained, memorised, files, tmp_path):
     from genplan import val
 
-    # left to right (one block per position) with the applicability filter: the tiny model's plan for
-    # one ball (3 actions; every seed tried, 13-17, finds it, while the 2-ball plan depends on the
-    # seed and the machine's floating point, so it is held to the exit-code contract only)
+    # left to right (one block per position) with the applicability filter: the plan of the model that
+    # learnt the 1-ball problem (3 actions); the module's model, whose plans depend on the seed and
+    # the machine's floating point, is held to the exit-code contract below
     out, trace = tmp_path / "plan", tmp_path / "trace.json"
-    res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][1], "--strategy",
+    res = run_cli("solve", "--model", memorised, DOMAIN, files["problems"][1], "--strategy",
                   f"unmask-T{WIDTH}-B{WIDTH}-applicable", "--out", out, "--trace", trace)
     assert res.returncode == 0, res.stdout + res.stderr[-2000:]
     assert "Plan valid (VAL): 3 actions" in res.stdout and val.validate(DOMAIN, files["problems"][1], out).valid
     assert json.loads(trace.read_text())["steps"][-1]["mask"] == 0
     # the paper's sampler: exit 0 exactly when VAL accepts the plan, a plan file only then
-    for n, strategy in ((1, "unmask-T20"), (2, "unmask-T20"), (2, f"unmask-T{WIDTH}-B{WIDTH}-applicable")):
+    for n, strategy in ((1, "unmask-T20"), (1, f"unmask-T{WIDTH}-B{WIDTH}-applicable"), (2, "unmask-T20"),
+                        (2, f"unmask-T{WIDTH}-B{WIDTH}-applicable")):
         out = tmp_path / f"plan{n}-{strategy}"
         res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][n], "--strategy", strategy,
                       "--out", out)
