@@ -17,6 +17,10 @@ deterministic, say), so its committed evaluations are not reproducible from the 
 
     python benchmarks/reproducibility.py --audit --config workflow/configs/paper-cpu.yaml \\
         --domain gripper --models wl_lstm_state wl_lstm_delta --seed 13
+
+A log is reproducible on the same instruction set (genplan.training.reproducible): the committed
+paper-cpu LSTM logs were written on an AVX2 machine, and an AVX-512 machine retrains them byte for
+byte with `--cpu-isa AVX2` (oneDNN's DNNL_MAX_CPU_ISA); every line says which set was in force.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import yaml
 
 from genplan.models import checkpoint
 from genplan.models.transition import family
+from genplan.training.reproducible import cpu_isa, pin_cpu_isa
 
 
 def _same_weights(a, b) -> bool:
@@ -55,7 +60,7 @@ def _committed(log: bytes, path: Path) -> str:
         return f"identical to the committed log {path}"
     if same == min(len(ours), len(theirs)):
         return f"the first {same - 1} rows identical to the committed log {path} ({len(theirs) - 1} rows)"
-    return f"differs from the committed log {path} from row {same} on (another thread count or machine?)"
+    return f"differs from the committed log {path} from row {same} on (another thread count or CPU instruction set?)"
 
 
 def main() -> int:
@@ -69,7 +74,11 @@ def main() -> int:
     ap.add_argument("--trajectories", default="results/trajectories/paper", help="DIR/<domain>/{train,validation}.json.gz")
     ap.add_argument("--committed", default="results/models/paper", help="committed logs: DIR/<domain>/<model>/seed<seed>/")
     ap.add_argument("--audit", action="store_true", help="train once; FAIL where the committed log differs")
+    ap.add_argument("--cpu-isa", help="cap oneDNN's instruction set (e.g. AVX2, that of the committed LSTM logs)")
     a = ap.parse_args()
+    if a.cpu_isa:
+        pin_cpu_isa(a.cpu_isa)  # before the first oneDNN call of this process
+    print(f"CPU instruction set: {cpu_isa()}", flush=True)
     config = yaml.safe_load(Path(a.config).read_text())
     traj = Path(a.trajectories) / a.domain
     data = {"train": [traj / "train.json.gz"], "validation": [traj / "validation.json.gz"]}

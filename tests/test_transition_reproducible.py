@@ -1,6 +1,7 @@
 """Reproducible transition training (issue 15, item 2): the same seed, settings and thread count
 give the same training log and weights byte for byte; another seed gives another LSTM log; the
-deterministic settings are undone after training (tests share one process)."""
+deterministic settings are undone after training (tests share one process); the instruction set
+a log depends on is recorded, and a cap already set is not silently replaced."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from test_features import gripper_data  # noqa: F401  (fixture)
 
 from genplan.models import checkpoint
 from genplan.models.transition.train import train_model
-from genplan.training.reproducible import deterministic
+from genplan.training.reproducible import ISA_VARIABLE, cpu_isa, deterministic, pin_cpu_isa
 
 LEARNERS = {"wl_lstm_delta": {"epochs": 3, "batch_size": 2, "lr": 0.01},
             "wl_xgb_state": {"n_estimators": 15, "max_depth": 3, "learning_rate": 0.3}}
@@ -36,7 +37,7 @@ def test_the_same_seed_retrains_to_the_same_log_and_weights(gripper_data, tmp_pa
         log_b, weights_b, _ = _train(gripper_data, tmp_path / model / "b", model, 13)
         assert log_a == log_b and log_a.count(b"\n") > 2, model
         assert _same_weights(weights_a, weights_b), model
-        assert summary["threads"] == 1
+        assert summary["threads"] == 1 and summary["cpu_isa"] == cpu_isa()
         logs[model] = log_a
     # the check can fail: another seed initialises the LSTM and orders its batches otherwise
     assert _train(gripper_data, tmp_path / "seed14", "wl_lstm_delta", 14)[0] != logs["wl_lstm_delta"]
@@ -51,3 +52,15 @@ def test_deterministic_restores_torch_settings():
     with deterministic(5, 1):
         assert torch.equal(torch.rand(3), first)
     assert (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()) == before
+
+
+def test_the_instruction_set_cap_is_recorded_and_not_replaced(monkeypatch):
+    import pytest
+
+    monkeypatch.delenv(ISA_VARIABLE, raising=False)
+    assert cpu_isa() == torch.backends.cpu.get_cpu_capability() and "=" not in cpu_isa()
+    pin_cpu_isa("avx2")
+    assert cpu_isa().endswith(f"{ISA_VARIABLE}=AVX2")
+    pin_cpu_isa("AVX2")  # the same cap again is fine
+    with pytest.raises(ValueError, match="already AVX2"):
+        pin_cpu_isa("AVX512_CORE")

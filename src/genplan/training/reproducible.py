@@ -15,7 +15,17 @@ What it takes, following PyTorch's notes on reproducibility
 
 XGBoost needs its ``seed`` and ``nthread`` parameters (genplan.models.transition.xgb sets both);
 its CPU `hist` method is deterministic, and on CUDA its histograms are deterministic by default.
-`deterministic` restores torch's previous settings on exit (tests share one process)."""
+`deterministic` restores torch's previous settings on exit (tests share one process).
+
+"The same machine" means the same instruction set: oneDNN, which runs torch's LSTM on CPU, picks
+its kernels by the CPU's widest vector instructions, so an AVX-512 machine and an AVX2 one give
+logs that differ in the 7th digit from the first epochs (measured on the paper-cpu LSTMs; XGBoost
+logs were identical). oneDNN's own ``DNNL_MAX_CPU_ISA`` caps it: with ``DNNL_MAX_CPU_ISA=AVX2`` an
+AVX-512 machine retrains the committed paper-cpu LSTMs (written on an AVX2 machine) byte for
+byte. It must be set before the process's first oneDNN call (in the environment of `genplan
+train` or snakemake, or by `pin_cpu_isa` at the start of a script); `cpu_isa` records what was in
+force in every training summary. oneDNN's names:
+https://uxlfoundation.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html"""
 
 from __future__ import annotations
 
@@ -49,3 +59,24 @@ def deterministic(seed: int, threads: int):
         torch.set_num_threads(prior[0])
         torch.use_deterministic_algorithms(prior[1], warn_only=prior[2])
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = prior[3], prior[4]
+
+
+ISA_VARIABLE = "DNNL_MAX_CPU_ISA"
+
+
+def pin_cpu_isa(isa: str) -> None:
+    """Cap oneDNN's instruction set (e.g. ``AVX2``) for this process; call it before any training."""
+    current = os.environ.get(ISA_VARIABLE)
+    if current and current.upper() != isa.upper():
+        raise ValueError(f"{ISA_VARIABLE} is already {current}, not {isa}")
+    os.environ[ISA_VARIABLE] = isa.upper()
+
+
+def cpu_isa() -> str:
+    """The CPU instruction set torch dispatches to, and oneDNN's cap where one is set: what a
+    byte-for-byte comparison of training logs across machines depends on."""
+    import torch
+
+    capability = torch.backends.cpu.get_cpu_capability()
+    cap = os.environ.get(ISA_VARIABLE)
+    return f"{capability}, {ISA_VARIABLE}={cap}" if cap else capability

@@ -122,7 +122,7 @@ def _train_model(stack: contextlib.ExitStack, model, domain, train_traj, val_tra
         from genplan.models import checkpoint
         from genplan.models.transition import lstm, xgb
 
-        from genplan.training.reproducible import deterministic
+        from genplan.training.reproducible import cpu_isa, deterministic
 
         threads = int(params.get("threads", 1))
         stack.enter_context(deterministic(seed, threads))  # seeds, threads, deterministic kernels
@@ -153,6 +153,7 @@ def _train_model(stack: contextlib.ExitStack, model, domain, train_traj, val_tra
     if getattr(encoder, "statics", True) is False:  # WL without static atoms, training and inference
         summary["wl_statics"] = False
     summary["threads"] = threads  # results are reproducible for the same thread count
+    summary["cpu_isa"] = cpu_isa()  # ... and the same instruction set (training.reproducible)
     log.info("%s %s seed %d: D = %d, %d training transitions, device %s", model, domain, seed,
              encoder.dim, summary["train_transitions"], device)
 
