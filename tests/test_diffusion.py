@@ -28,7 +28,7 @@ from genplan.tokens.vocab import Vocabulary
 WIDTH = 24  # plan positions: the 2-ball plan (19 tokens + <EOS>) fits, the 3-ball plan (42) does not
 SETTINGS = {"family": "diffusion", "object_pool": 8, "max_plan_tokens": WIDTH, "rename": "sorted",
             "network": {"d_model": 64, "n_heads": 4, "n_layers": 2},
-            "train": {"epochs": 250, "batch_size": 16, "lr": 0.003, "warmup_steps": 10, "examples": 80,
+            "train": {"epochs": 80, "batch_size": 16, "lr": 0.003, "warmup_steps": 10, "examples": 80,
                       "patience": None}}
 
 
