@@ -5,6 +5,7 @@ the applicability-aware variant, training through `genplan train` on sampled sta
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -44,28 +45,37 @@ def _untrained(width=WIDTH, pool=8, seed=0):
     return DiffusionModel(ident, vocab, atoms, net, settings, info)
 
 
+def _state_space(root, balls):
+    """The state spaces (`ss.csv`) of generated Gripper problems with these numbers of balls."""
+    from genplan.stages import statespace
+
+    bench = _benchmark(root / "problems", "gripper", balls)
+    statespace.statespaces_split(bench, "train", 10000, root / "ss", root / "ss.csv")
+    return root / "ss.csv"
+
+
+def _train(out, settings, ss, train, val):
+    res = run_cli("train", "--model", "tiny_diffusion", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", ss, train, "--validation", val, "--seed", "13", "--out", out,
+                  "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("diffusion")
-    from genplan.stages import statespace
-
-    bench = _benchmark(root / "problems", "gripper", [1, 2])
-    statespace.statespaces_split(bench, "train", 10000, root / "ss", root / "ss.csv")
+    ss = _state_space(root, [1, 2])
     problems = {n: gripper_problem(root, n) for n in (1, 2, 3, 9)}
     records = {n: trajectory_record(problems[n]) for n in (1, 2, 3)}
     train = write_split(root / "train.json.gz", [records[n] for n in (1, 2)])
     val = write_split(root / "validation.json.gz", [records[2], records[3]])
-    return {"root": root, "ss": root / "ss.csv", "train": train, "val": val, "problems": problems}
+    return {"root": root, "ss": ss, "train": train, "val": val, "problems": problems}
 
 
 @pytest.fixture(scope="module")
 def trained(files):
-    out = files["root"] / "model.ckpt"
-    res = run_cli("train", "--model", "tiny_diffusion", "--settings", json.dumps(SETTINGS), "--domain", "gripper",
-                  "--train", files["ss"], files["train"], "--validation", files["val"], "--seed", "13", "--out", out,
-                  "--log", out.with_name("training.csv"), "--summary", out.with_name("summary.json"))
-    assert res.returncode == 0, res.stderr[-3000:]
-    return out
+    return _train(files["root"] / "model.ckpt", SETTINGS, files["ss"], files["train"], files["val"])
 
 
 @pytest.fixture(scope="module")
@@ -75,19 +85,11 @@ def memorised(files):
     solves it whatever the seed (seeds 13 to 32 all solve it under the applicability filter). The
     module's `trained` model, fitted on 1- and 2-ball problems and chosen by the loss on a single
     validation plan, solved the same problem for only some seeds and machines (CI failed it)."""
-    from genplan.stages import statespace
-
     root = files["root"] / "memorised"
-    bench = _benchmark(root / "problems", "gripper", [1])
-    statespace.statespaces_split(bench, "train", 10000, root / "ss", root / "ss.csv")
+    ss = _state_space(root, [1])
     split = write_split(root / "train.json.gz", [trajectory_record(files["problems"][1])])
     settings = {**SETTINGS, "train": {**SETTINGS["train"], "epochs": 150}}
-    out = root / "model.ckpt"
-    res = run_cli("train", "--model", "tiny_diffusion", "--settings", json.dumps(settings), "--domain", "gripper",
-                  "--train", root / "ss.csv", split, "--validation", split, "--seed", "13", "--out", out,
-                  "--log", root / "training.csv", "--summary", root / "summary.json")
-    assert res.returncode == 0, res.stderr[-3000:]
-    return out
+    return _train(root / "model.ckpt", settings, ss, split, split)
 
 
 def test_atom_tokens_are_one_per_atom_with_a_goal_region_apart():
@@ -216,8 +218,7 @@ def test_solve_exits_0_only_for_a_val_valid_plan(trained, memorised, files, tmp_
     assert "Plan valid (VAL): 3 actions" in res.stdout and val.validate(DOMAIN, files["problems"][1], out).valid
     assert json.loads(trace.read_text())["steps"][-1]["mask"] == 0
     # the paper's sampler: exit 0 exactly when VAL accepts the plan, a plan file only then
-    for n, strategy in ((1, "unmask-T20"), (1, f"unmask-T{WIDTH}-B{WIDTH}-applicable"), (2, "unmask-T20"),
-                        (2, f"unmask-T{WIDTH}-B{WIDTH}-applicable")):
+    for n, strategy in itertools.product((1, 2), ("unmask-T20", f"unmask-T{WIDTH}-B{WIDTH}-applicable")):
         out = tmp_path / f"plan{n}-{strategy}"
         res = run_cli("solve", "--model", trained, DOMAIN, files["problems"][n], "--strategy", strategy,
                       "--out", out)

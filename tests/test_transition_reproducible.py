@@ -5,6 +5,7 @@ a log depends on is recorded, and a cap already set is not silently replaced."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from test_features import gripper_data  # noqa: F401  (fixture)
 
@@ -55,8 +56,6 @@ def test_deterministic_restores_torch_settings():
 
 
 def test_the_instruction_set_cap_is_recorded_and_not_replaced(monkeypatch):
-    import pytest
-
     monkeypatch.delenv(ISA_VARIABLE, raising=False)
     assert cpu_isa() == torch.backends.cpu.get_cpu_capability() and "=" not in cpu_isa()
     pin_cpu_isa("avx2")
