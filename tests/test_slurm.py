@@ -43,7 +43,8 @@ SMOKE = "workflow/configs/smoke.yaml"
 SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]"]
 # the only keys in which the test profile may differ from the site profile
 NOACCT_KEYS = {"slurm-status-command", "slurm-init-seconds-before-status-checks", "slurm-no-account"}
-GPU_RULES = {"train_model"}
+GPU_RULES = {"train_model"}  # the CPU-only families train in train_model_cpu, on the cpu partition
+TRAINING_RULES = GPU_RULES | {"train_model_cpu"}
 # copied into the temporary repositories: everything but outputs, caches and VCS data
 SKIP_TOP = {"results", "runs", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
             ".whl", ".gl", ".ci"}
@@ -216,8 +217,10 @@ def test_outputs_equal_a_local_run(smoke_run):
 
 @pytest.mark.slurm
 def test_training_jobs_get_a_gpu_in_the_gpu_partition(smoke_run):
-    gpu_jobs = [s for s in submissions(smoke_run["log"], smoke_run["repo"]) if s["rule"] in GPU_RULES]
-    if not gpu_jobs:
+    """GPU families train in the gpu partition with one GPU (`train_model`); the CPU-only learned
+    heuristics in the cpu partition with none (`train_model_cpu`)."""
+    jobs = [s for s in submissions(smoke_run["log"], smoke_run["repo"]) if s["rule"] in TRAINING_RULES]
+    if not jobs:
         pytest.skip("the smoke configuration has no training jobs")
     import yaml
 
@@ -225,15 +228,17 @@ def test_training_jobs_get_a_gpu_in_the_gpu_partition(smoke_run):
 
     models = yaml.safe_load((smoke_run["repo"] / "workflow" / "configs" / "smoke.yaml").read_text())["models"]
     queue, lines = squeue_all(), []
-    for s in gpu_jobs:
-        assert queue[s["slurm_id"]]["partition"] == "gpu"
+    for s in jobs:
         # the plugin's log folder joins the wildcards: <benchmark>_<domain>_<model>_<seed>
         model = next(m for m in models if re.fullmatch(rf"[^_]+_[^_]+_{re.escape(m)}_\d+", s["where"]))
-        wants = registry.family(models[model]["family"]).gpu  # the learned heuristic trains on a CPU
+        wants = registry.family(models[model]["family"]).gpu
+        assert (s["rule"] in GPU_RULES) == wants, s
+        partition = queue[s["slurm_id"]]["partition"]
+        assert partition == ("gpu" if wants else "cpu"), (s, partition)
         job = subprocess.run(["scontrol", "show", "job", s["slurm_id"]], capture_output=True, text=True).stdout
         gpus = re.search(r"TresPerJob=(gres:gpu:1)|(gres/gpu=1)", job)  # sbatch --gpus=1 (after the job: as asked)
         assert bool(gpus) == wants, job
-        lines.append(f"{s['rule']} {s['where']}: SLURM job {s['slurm_id']}, partition gpu, "
+        lines.append(f"{s['rule']} {s['where']}: SLURM job {s['slurm_id']}, partition {partition}, "
                      f"{gpus.group(0) if gpus else 'no GPU asked (' + models[model]['family'] + ')'}")
     _report("gpu: 1 through the profile", lines)
 

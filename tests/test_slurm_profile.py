@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import yaml
 
-from test_slurm import GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, copy_repo, job_counts, run_snakemake
+from test_slurm import GPU_RULES, NOACCT_KEYS, TRAINING_RULES, REPO, TEST_PROFILE, copy_repo, job_counts, run_snakemake
 
 
 
@@ -37,6 +37,12 @@ def test_site_profile_selects_paper_configuration(tmp_path):
     assert counts.get("import_problems") == 4, counts  # the paper benchmark, all four domains
     assert "generate_problems" not in counts
     assert "slurm_partition=cpu" in text
-    for rule in GPU_RULES & counts.keys():  # once the training rules exist
-        block = text.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0]
-        assert "slurm_partition=gpu" in block and "gpu=1" in block, block
+    assert counts.get("train_model") and counts.get("train_model_cpu"), counts
+    for rule in TRAINING_RULES:  # every job's block, not only the first: the DAG's order varies
+        blocks = [part.split("\n\n", 1)[0] for part in text.split(f"rule {rule}:")[1:]]
+        assert len(blocks) == counts[rule], (rule, len(blocks), counts[rule])
+        for block in blocks:
+            if rule in GPU_RULES:
+                assert "slurm_partition=gpu" in block and "gpu=1" in block, block
+            else:  # the learned heuristics train on CPUs: the CPU partition, no GPU asked
+                assert "slurm_partition=cpu" in block and "gpu=0" in block, block

@@ -154,6 +154,13 @@ def training_resources(name):
     return scaled(config["training"][name])
 
 
+def models_training_on_gpu(gpu):
+    """A `model` wildcard constraint: the configured models whose family trains on a GPU (gpu=True)
+    or on CPUs only (gpu=False), so that the profiles can send each rule to its own partition."""
+    names = [m for m, entry in MODELS.items() if registry.family(entry["family"]).gpu == gpu]
+    return "|".join(names) or "no-model"
+
+
 def model_jobs():
     """(model, seed) of every configured model."""
     return [(m, s) for m, entry in MODELS.items() for s in entry["seeds"]]

@@ -1,9 +1,13 @@
 # Stage 6, every family: one training job per (benchmark, domain, model, seed) on its family's
 # data (trajectories or state spaces); the validation split selects the weights. A job killed
-# mid-way resumes from <checkpoint>.partial when rerun.
+# mid-way resumes from <checkpoint>.partial when rerun. `train_model` trains the families that ask
+# for a GPU (`gpu: 1`), `train_model_cpu` the CPU-only ones (the learned heuristics): the same job,
+# in two rules so that a cluster profile sends each to its own partition.
 
 
 rule train_model:
+    wildcard_constraints:
+        model=models_training_on_gpu(True),
     input:
         unpack(training_data),
     output:
@@ -28,3 +32,8 @@ rule train_model:
         "genplan train --model {wildcards.model} --settings {params.settings:q} --domain {wildcards.domain} "
         "--train {input.train:q} --validation {input.validation:q} --seed {wildcards.seed} --threads {threads} "
         "--device {params.device} --out {output.ckpt:q} --log {output.history:q} --summary {output.summary:q} 2> {log:q}"
+
+
+use rule train_model as train_model_cpu with:
+    wildcard_constraints:
+        model=models_training_on_gpu(False),
