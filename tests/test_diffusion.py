@@ -70,7 +70,7 @@ def files(tmp_path_factory):
     records = {n: trajectory_record(problems[n]) for n in (1, 2, 3)}
     train = write_split(root / "train.json.gz", [records[n] for n in (1, 2)])
     val = write_split(root / "validation.json.gz", [records[2], records[3]])
-    return {"root": root, "ss": ss, "train": train, "val": val, "problems": problems}
+    return {"root": root, "ss": ss, "train": train, "val": val, "problems": problems, "records": records}
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def memorised(files):
     validation plan, solved the same problem for only some seeds and machines (CI failed it)."""
     root = files["root"] / "memorised"
     ss = _state_space(root, [1])
-    split = write_split(root / "train.json.gz", [trajectory_record(files["problems"][1])])
+    split = write_split(root / "train.json.gz", [files["records"][1]])
     settings = {**SETTINGS, "train": {**SETTINGS["train"], "epochs": 150}}
     return _train(root / "model.ckpt", settings, ss, split, split)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import yaml
 
-from test_slurm import GPU_RULES, NOACCT_KEYS, TRAINING_RULES, REPO, TEST_PROFILE, copy_repo, job_counts, run_snakemake
+from test_slurm import (GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts,
+                        run_snakemake)
 
 
 
@@ -41,8 +42,7 @@ def test_site_profile_selects_paper_configuration(tmp_path):
     for rule in TRAINING_RULES:  # every job's block, not only the first: the DAG's order varies
         blocks = [part.split("\n\n", 1)[0] for part in text.split(f"rule {rule}:")[1:]]
         assert len(blocks) == counts[rule], (rule, len(blocks), counts[rule])
+        # the learned heuristics train on CPUs: the CPU partition, no GPU asked
+        partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
-            if rule in GPU_RULES:
-                assert "slurm_partition=gpu" in block and "gpu=1" in block, block
-            else:  # the learned heuristics train on CPUs: the CPU partition, no GPU asked
-                assert "slurm_partition=cpu" in block and "gpu=0" in block, block
+            assert f"slurm_partition={partition}" in block and f"gpu={gpus}" in block, block

@@ -36,14 +36,16 @@ _DATA = {"plan_split": 16, "anytime_plans": 12, "trajectories": 16, "statespace_
 _REPORTS = {"report_state_centric": 1, "report_symt": 1, "report_plangpt": 1, "report_diffusion": 1, "leaderboard": 1}
 _PAPER = {**_DATA, "import_problems": 4, **_REPORTS}
 JOBS = {
-    "config.yaml": {**_DATA, **_REPORTS, "generate_problems": 4, "train_model": 42, "train_model_cpu": 4, "evaluate_model": 194},
+    "config.yaml": {**_DATA, **_REPORTS, "generate_problems": 4, "train_model": 42, "train_model_cpu": 4,
+                    "evaluate_model": 194},
     "workflow/configs/smoke.yaml": {**_REPORTS, "generate_problems": 2, "plan_split": 8, "anytime_plans": 4,
                                     "trajectories": 8,
-                                    "statespace_split": 2, "dataset_statistics": 1, "train_model": 9, "train_model_cpu": 2,
-                                    "evaluate_model": 42, "all": 1},
+                                    "statespace_split": 2, "dataset_statistics": 1, "train_model": 9,
+                                    "train_model_cpu": 2, "evaluate_model": 42, "all": 1},
     "workflow/configs/paper.yaml": {**_PAPER, "train_model": 264, "train_model_cpu": 36, "evaluate_model": 2484},
     "workflow/configs/paper-cpu.yaml": {**_PAPER, "train_model": 126, "train_model_cpu": 4, "evaluate_model": 688},
-    "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 158, "train_model_cpu": 4,
+    "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml": {**_PAPER, "train_model": 158,
+                                                                                   "train_model_cpu": 4,
                                                                                    "evaluate_model": 880},
     "workflow/configs/plangpt.yaml": {"generate_problems": 3, "plan_split": 12, "trajectories": 12,
                                       "dataset_statistics": 1, "train_model": 6, "evaluate_model": 54,

@@ -147,18 +147,22 @@ def training_data(wildcards):
     return data
 
 
+def trains_on_gpu(model):
+    """Whether the model's family asks for a GPU to train (genplan.registry)."""
+    return registry.family(MODELS[model]["family"]).gpu
+
+
 def training_resources(name):
     """A training job's resource `name`; `gpu` is 1 for the families that train on GPUs."""
     if name == "gpu":
-        return lambda wildcards: int(registry.family(MODELS[wildcards.model]["family"]).gpu)
+        return lambda wildcards: int(trains_on_gpu(wildcards.model))
     return scaled(config["training"][name])
 
 
 def models_training_on_gpu(gpu):
     """A `model` wildcard constraint: the configured models whose family trains on a GPU (gpu=True)
     or on CPUs only (gpu=False), so that the profiles can send each rule to its own partition."""
-    names = [m for m, entry in MODELS.items() if registry.family(entry["family"]).gpu == gpu]
-    return "|".join(names) or "no-model"
+    return "|".join(m for m in MODELS if trains_on_gpu(m) == gpu) or "no-model"
 
 
 def model_jobs():
