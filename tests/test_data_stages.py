@@ -1,7 +1,5 @@
 """Trajectories (VAL + pymimir), state spaces, the importer and the statistics table."""
 
-import gzip
-import json
 import shutil
 
 import numpy as np
@@ -112,7 +110,7 @@ def test_import_rejects_an_incomplete_copy(paper_splits, tmp_path):
 
 def test_all_plans_keeps_each_distinct_valid_plan_once(paper_splits, tmp_path):
     """trajectories --all-plans: PlanGPT's several plans per problem, each VAL-checked, no duplicate."""
-    from genplan.models.plangpt.data import trajectory_cases
+    from genplan.datasets.examples import trajectory_cases
 
     out = _imported(paper_splits, tmp_path)
     plans = tmp_path / "plans"

@@ -170,6 +170,7 @@ def test_after_t_steps_no_mask_remains_and_committed_tokens_never_change(files, 
     assert attempt.reason in ("goal", "not_goal", "inapplicable", "malformed", "token_cap")
 
 
+@pytest.mark.slow
 def test_the_applicable_variant_left_to_right_never_commits_an_inapplicable_action(files):
     """One block per position: commits go left to right, every one at the frontier, so the
     filter sees all of them; an untrained network's plan is then always applicable."""
@@ -192,6 +193,7 @@ def test_a_plan_without_eos_is_reported_as_too_long():
     assert (plan, reason) == ([], "token_cap") and "does not fit" in message
 
 
+@pytest.mark.slow
 def test_training_skips_and_counts_plans_longer_than_the_window(trained):
     summary = json.loads(trained.with_name("summary.json").read_text())
     assert summary["family"] == "diffusion" and summary["variant"] == "confidence_remask"
@@ -205,6 +207,7 @@ def test_training_skips_and_counts_plans_longer_than_the_window(trained):
     assert rows[0].startswith("epoch,train_loss,val_loss") and float(rows[-1].split(",")[1]) < float(rows[1].split(",")[1])
 
 
+@pytest.mark.slow
 def test_solve_exits_0_only_for_a_val_valid_plan(trained, memorised, files, tmp_path):
     from genplan import val
 
@@ -287,6 +290,7 @@ def test_the_report_builds_its_tables_and_figure_from_the_csvs_and_a_trace(files
     assert "| 20 |" in table2 and "p0" not in table2.split("\n")[0] and "| 0 |" in table2
 
 
+@pytest.mark.slow
 def test_the_beta_schedule_masks_more_and_the_symmetric_losses_train(files, tmp_path):
     gen = torch.Generator().manual_seed(0)
     uniform = data.sample_rates(4000, gen, "uniform", 1e-3)

@@ -9,7 +9,7 @@ import pytest
 from genplan import cli, evaluation, manifest
 from genplan.planners import beam, solve
 from genplan.planners.beam import DecodeResult
-from genplan.domains import domain_file
+from genplan.domains import domain_file, domain_key
 from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
 from genplan.tables import write_csv
 from transition_doubles import OracleModel, gripper_problem, load
@@ -121,8 +121,8 @@ def test_solve_names_a_missing_checkpoint(bench, capsys):
 
 
 def test_domain_keys_come_from_the_pddl_domain_name():
-    assert solve.domain_key(domain_file("visitall")) == "visitall"
-    assert solve.domain_key(GRIPPER) == "gripper"
+    assert domain_key(domain_file("visitall")) == "visitall"
+    assert domain_key(GRIPPER) == "gripper"
 
 
 # --- with real trained models (part A's training on the small Gripper data of test_features) ---

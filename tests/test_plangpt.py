@@ -34,6 +34,7 @@ def plangpt(gripper_data, tmp_path_factory):  # noqa: F811
     return out
 
 
+@pytest.mark.slow
 def test_training_writes_a_self_describing_checkpoint(plangpt):
     summary = json.loads(plangpt.with_name("summary.json").read_text())
     assert summary["family"] == "plangpt" and summary["protocol"] == "plangpt" and summary["parameters"] > 10000
@@ -46,6 +47,7 @@ def test_training_writes_a_self_describing_checkpoint(plangpt):
     assert (model.family, model.system, model.variant, model.name) == ("plangpt", "plangpt", "ce", "tiny_plangpt")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_every_strategy_plans_a_training_problem_and_val_has_the_last_word(plangpt, gripper_data, tmp_path,  # noqa: F811
                                                                            strategy):
@@ -58,6 +60,7 @@ def test_every_strategy_plans_a_training_problem_and_val_has_the_last_word(plang
     assert "Plan valid (VAL): 5 actions" in res.stdout and out.is_file()
 
 
+@pytest.mark.slow
 def test_more_objects_than_the_pool_is_refused(plangpt, tmp_path):
     big = gripper_problem(tmp_path / "g12.pddl", DOMAIN, 12)  # 12 balls + 2 rooms + 2 grippers > 12 tokens
     res = run_cli("solve", "--model", plangpt, DOMAIN, big, "--out", tmp_path / "plan")
@@ -66,6 +69,7 @@ def test_more_objects_than_the_pool_is_refused(plangpt, tmp_path):
     assert res.returncode == 1 and "not 'blocks'" in res.stderr
 
 
+@pytest.mark.slow
 def test_the_token_cap_stops_generation(plangpt, gripper_data):  # noqa: F811
     model = registry.load_model(plangpt)
     attempt = registry.planner(model, "greedy", {"generate": {"max_tokens": 7}}).solve(
@@ -78,7 +82,8 @@ def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_dat
     import numpy as np
     import torch
 
-    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings, domain_of_text
+    from genplan.datasets.domain_text import domain_of_text
+    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings
     from genplan.nn.transformer import Transformer, TransformerConfig
     from genplan.tokens.vocab import Vocabulary
 
@@ -98,6 +103,7 @@ def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_dat
     assert np.isfinite(sum(p.sum().item() for p in net.parameters()))
 
 
+@pytest.mark.slow
 def test_a_planner_evaluates_a_model_in_memory_for_ces(plangpt, gripper_data):  # noqa: F811
     from genplan.models.plangpt.train import _coverage
 
@@ -112,7 +118,8 @@ def test_a_prefix_that_overruns_the_context_is_refused(gripper_data):  # noqa: F
     never a crash."""
     import torch
 
-    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings, domain_of_text
+    from genplan.datasets.domain_text import domain_of_text
+    from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings
     from genplan.nn.transformer import Transformer, TransformerConfig
     from genplan.pddl_io import str_to_atom
     from genplan.tokens.vocab import Vocabulary

@@ -63,10 +63,10 @@ def test_warmup_cosine_and_constant_schedules():
     # the loop follows it step by step: the row's lr is the one of the epoch's last step
     cfg = LoopConfig(epochs=5, lr=0.05, min_lr=0.005, warmup_steps=3, spike_factor=None)
     _, state = run(cfg, steps_per_epoch=4)
-    assert [r["lr"] for r in state["history"]] == pytest.approx([lr_at(cfg, 4 * e - 1, 20) for e in range(1, 6)])
-    assert 0.005 < state["history"][-1]["lr"] < 0.006  # step 19 of 20: almost at min_lr
+    assert [r["lr"] for r in state.history] == pytest.approx([lr_at(cfg, 4 * e - 1, 20) for e in range(1, 6)])
+    assert 0.005 < state.history[-1]["lr"] < 0.006  # step 19 of 20: almost at min_lr
     _, state = run(LoopConfig(epochs=3, lr=0.01, schedule="constant"))
-    assert [r["lr"] for r in state["history"]] == [0.01] * 3
+    assert [r["lr"] for r in state.history] == [0.01] * 3
     with pytest.raises(ValueError, match="Unknown value"):
         LoopConfig(schedule="linear")
     with pytest.raises(ValueError, match="cosine schedule needs"):
@@ -84,7 +84,7 @@ def test_clipping_bounds_the_gradient_norm():
 
     _, state = run(LoopConfig(epochs=3, schedule="constant", grad_clip=0.5), loss_fn=loss_fn)
     assert len(seen) == 11 and max(seen) <= 0.5 + 1e-5
-    assert min(r["grad_norm"] for r in state["history"]) > 0.5  # the unclipped norms, recorded
+    assert min(r["grad_norm"] for r in state.history) > 0.5  # the unclipped norms, recorded
 
 
 def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
@@ -101,11 +101,11 @@ def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
     model = make_model()
     with caplog.at_level(logging.WARNING, logger="genplan"):
         _, state = run(LoopConfig(epochs=3, schedule="constant"), loss_fn=loss_fn, model=model, on_epoch=on_epoch)
-    assert state["divergences"] == 1 and state["skipped_steps"] == 4 and state["step"] == 8  # one episode
-    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state["divergence_events"]] == [
+    assert state.divergences == 1 and state.skipped_steps == 4 and state.step == 8  # one episode
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
         (2, 4, "nonfinite_loss", 4)]
     assert same_weights(after_epoch[1], after_epoch[2])  # no update
-    assert math.isnan(state["history"][1]["train_loss"]) and math.isfinite(state["history"][2]["train_loss"])
+    assert math.isnan(state.history[1]["train_loss"]) and math.isfinite(state.history[2]["train_loss"])
     assert sum("divergence (nonfinite_loss)" in r.message for r in caplog.records) == 1
 
 
@@ -118,12 +118,12 @@ def test_a_loss_spike_is_counted_and_the_step_taken():
 
     cfg = LoopConfig(epochs=4, lr=0.01, schedule="constant", spike_factor=10.0, spike_after_epochs=1)
     _, plain = run(cfg)
-    assert plain["divergences"] == 0
+    assert plain.divergences == 0
     _, state = run(cfg, loss_fn=loss_fn)
-    assert state["divergences"] == 2 and state["step"] == 16 and state["skipped_steps"] == 0
-    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state["divergence_events"]] == [
+    assert state.divergences == 2 and state.step == 16 and state.skipped_steps == 0
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
         (3, 10, "spike", 2), (4, 14, "spike", 1)]
-    first = state["divergence_events"][0]
+    first = state.divergence_events[0]
     assert first["loss"] > 100 and first["peak"] >= first["loss"]
 
 
@@ -136,12 +136,12 @@ def test_best_weights_are_a_copy():
 
     _, state = run(LoopConfig(epochs=4, schedule="constant"), model=model, select=lambda m: next(scores),
                    on_epoch=on_epoch)
-    assert (state["best_epoch"], state["best_score"]) == (2, 1.0)
-    assert same_weights(state["best_weights"], snapshots[2]) and not same_weights(snapshots[2], snapshots[4])
+    assert (state.best_epoch, state.best_score) == (2, 1.0)
+    assert same_weights(state.best_weights, snapshots[2]) and not same_weights(snapshots[2], snapshots[4])
     with torch.no_grad():
         for p in model.parameters():
             p.add_(1.0)
-    assert same_weights(state["best_weights"], snapshots[2])
+    assert same_weights(state.best_weights, snapshots[2])
 
 
 def test_higher_is_better_selection():
@@ -149,13 +149,13 @@ def test_higher_is_better_selection():
         scores = iter([1.0, 3.0, float("nan"), 2.0])
         _, state = run(LoopConfig(epochs=4, schedule="constant", higher_is_better=higher),
                        select=lambda m: next(scores))
-        assert state["best_epoch"] == best and [r["score"] for r in state["history"]][:2] == [1.0, 3.0]
+        assert state.best_epoch == best and [r["score"] for r in state.history][:2] == [1.0, 3.0]
 
 
 def test_selection_every_k_steps_and_max_steps():
     _, state = run(LoopConfig(epochs=10, max_steps=10, schedule="constant", select_every=3))
-    assert [s["step"] for s in state["selections"]] == [3, 6, 9, 10]
-    assert [r["step"] for r in state["history"]] == [4, 8, 10] and state["epoch"] == 3
+    assert [s["step"] for s in state.selections] == [3, 6, 9, 10]
+    assert [r["step"] for r in state.history] == [4, 8, 10] and state.epoch == 3
 
 
 def test_kill_and_resume_gives_the_same_weights_and_history(tmp_path):
@@ -175,11 +175,11 @@ def test_kill_and_resume_gives_the_same_weights_and_history(tmp_path):
     assert saved["format"] == FORMAT and saved["epoch"] == 4 and saved["job"] == job
     torch.manual_seed(12345)  # the global generator (dropout) is restored from the partial state
     model, resumed = run(cfg, model=make_model(0.2), steps_per_epoch=4, partial=partial, job=job)
-    assert resumed["resumed_from"] == 4 and straight["resumed_from"] == 0
-    assert without_seconds(resumed["history"]) == without_seconds(straight["history"])
+    assert resumed.resumed_from == 4 and straight.resumed_from == 0
+    assert without_seconds(resumed.history) == without_seconds(straight.history)
     assert same_weights(model.state_dict(), straight_model.state_dict())
-    assert same_weights(resumed["best_weights"], straight["best_weights"])
-    assert resumed["best_epoch"] == straight["best_epoch"] and resumed["step"] == straight["step"] == 28
+    assert same_weights(resumed.best_weights, straight.best_weights)
+    assert resumed.best_epoch == straight.best_epoch and resumed.step == straight.step == 28
 
 
 def test_a_stale_or_corrupt_partial_is_set_aside(tmp_path, caplog):
@@ -197,17 +197,17 @@ def test_a_stale_or_corrupt_partial_is_set_aside(tmp_path, caplog):
         _, state = run(cfg, partial=partial, job={"seed": 2})
     stale = list(tmp_path.glob("model.ckpt.partial.stale-*"))
     assert len(stale) == 1 and torch.load(stale[0], weights_only=True)["job"] == {"seed": 1}
-    assert state["resumed_from"] == 0 and without_seconds(state["history"]) == without_seconds(fresh["history"])
+    assert state.resumed_from == 0 and without_seconds(state.history) == without_seconds(fresh.history)
     assert any("belongs to another job" in r.message and str(stale[0]) in r.message for r in caplog.records)
     partial.write_bytes(b"not a checkpoint")
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="genplan"):
         _, state = run(cfg, partial=partial, job={"seed": 2})
-    assert state["resumed_from"] == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 2
+    assert state.resumed_from == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 2
     assert any("is corrupt" in r.message for r in caplog.records)
     torch.save({"job": {"seed": 2}, "epoch": 2}, partial)  # the same job, saved before this loop existed
     _, state = run(cfg, partial=partial, job={"seed": 2})
-    assert state["resumed_from"] == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 3
+    assert state.resumed_from == 0 and len(list(tmp_path.glob("model.ckpt.partial.stale-*"))) == 3
 
 
 def test_patience_stops_after_selections_without_improvement():
@@ -215,6 +215,6 @@ def test_patience_stops_after_selections_without_improvement():
     scores = iter([0.5, 0.7, 0.6, 0.65, 0.9, 0.95])
     _, state = run(LoopConfig(epochs=6, schedule="constant", higher_is_better=True, patience=2),
                    select=lambda m: next(scores))
-    assert state["epoch"] == 4 and state["best_epoch"] == 2 and len(state["selections"]) == 4
+    assert state.epoch == 4 and state.best_epoch == 2 and len(state.selections) == 4
     _, full = run(LoopConfig(epochs=6, schedule="constant", patience=None), select=lambda m: 1.0)
-    assert full["epoch"] == 6
+    assert full.epoch == 6

@@ -42,7 +42,8 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
                    seed: str | None = None, model=None) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory."""
-    from genplan.planners.solve import domain_key, load_model  # pymimir, torch: not needed by the report
+    from genplan.domains import domain_key
+    from genplan.planners.solve import load_model  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
     benchmark_dir = Path(benchmark_dir)
@@ -117,11 +118,11 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
 
 def read_evaluation(path: str | Path) -> list[dict]:
     """Rows of one evaluation CSV; GenplanError names the file when columns are missing (an
-    evaluation of an older genplan: `genplan migrate evaluations` converts it)."""
+    evaluation of an older genplan: rerun its evaluation)."""
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     missing = set(COLUMNS) - set(rows[0]) if rows else set()
     if missing:
         raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)} (made by an older genplan? "
-                           "`genplan migrate evaluations --results <root>` converts it)", path)
+                           "rerun its evaluation rule)", path)
     return rows

@@ -7,28 +7,15 @@ plan. Every attempt is VAL-checked, unsolved ones too (VAL then says why it is n
 
 from __future__ import annotations
 
-import functools
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from genplan import atomic, val
-from genplan.domains import DOMAINS, domain_file
+from genplan.domains import domain_key
 from genplan.errors import GenplanError
-from genplan.pddl_io import parse_domain, plan_to_text
+from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Attempt, Problem
-
-
-@functools.cache
-def _shipped_domain_names() -> dict[str, str]:
-    return {parse_domain(domain_file(key)).name: key for key in DOMAINS}
-
-
-def domain_key(domain: str | Path) -> str:
-    """The project's name of a PDDL domain (`blocks`, `gripper`, ...), from the file's domain name;
-    a domain the project does not ship keeps its PDDL name."""
-    name = parse_domain(domain).name
-    return _shipped_domain_names().get(name, name)
 
 
 def load_model(checkpoint: str | Path, domain: str | Path, threads: int = 1):

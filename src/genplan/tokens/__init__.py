@@ -1,6 +1,7 @@
-"""Tokens shared by the sequence families (PlanGPT now; SymT and masked diffusion later):
-the vocabulary of a domain (`vocab`), object types (`types`), renaming of problem objects into the
-vocabulary's object pools (`renaming`), and PlanGPT's token sequences (`sequences`)."""
+"""Tokens shared by the sequence families (PlanGPT, SymT, masked diffusion): the vocabulary of a
+domain (`vocab`), object types (`types`), renaming of problem objects into the vocabulary's object
+pools (`renaming`), the token sequences of problems and plans (`sequences`), and SymT's atoms as
+rows of token ids (`atom_rows`)."""
 
 from genplan.tokens.renaming import Renaming
 from genplan.tokens.sequences import (

@@ -1,5 +1,9 @@
-"""The shared training loop of the torch families (`loop`) and its partial states (`checkpoint`)."""
+"""The shared training of the torch families: the loop (`loop`), its partial states (`checkpoint`),
+reproducible settings (`reproducible`), its optimiser and schedule (`schedule`), its typed state
+(`state`) and the job around the loop (`job`)."""
 
-from genplan.training.loop import LoopConfig, copy_weights, fit, lr_at, validation_loss
+from genplan.training.loop import Trainer, copy_weights, fit, validation_loss
+from genplan.training.schedule import LoopConfig, lr_at
+from genplan.training.state import TrainState
 
-__all__ = ["LoopConfig", "copy_weights", "fit", "lr_at", "validation_loss"]
+__all__ = ["LoopConfig", "TrainState", "Trainer", "copy_weights", "fit", "lr_at", "validation_loss"]

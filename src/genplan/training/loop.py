@@ -1,4 +1,4 @@
-"""One training loop for the torch families (transition LSTM now; PlanGPT, SymT, diffusion later).
+"""One training loop for the torch families (the transition LSTM, PlanGPT, SymT, diffusion).
 
 The family supplies the model, ``loss_fn(model, batch) -> loss`` (or ``(loss, {name: float})``
 for extra metrics averaged per epoch), ``make_batches(generator) -> iterable of batches`` (one
@@ -19,7 +19,9 @@ coverage through a planner with ``higher_is_better``). The loop owns the rest:
 - every ``checkpoint_every`` epochs a partial state (``training.checkpoint``: weights, optimizer,
   scheduler, the loop's and torch's global generators, best weights, history, counters) from
   which a killed job resumes to the same final weights and history as an uninterrupted one
-  (randomness from Python's or numpy's generators is not saved: draw from the loop's)."""
+  (randomness from Python's or numpy's generators is not saved: draw from the loop's).
+
+`fit` runs a `Trainer`, whose `TrainState` is what it returns and what a partial state holds."""
 
 from __future__ import annotations
 
@@ -28,7 +30,6 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -36,57 +37,10 @@ from torch import nn
 
 from genplan.progress import progress
 from genplan.training.checkpoint import load_partial, save_partial
+from genplan.training.schedule import LoopConfig, lr_at, make_optimizer
+from genplan.training.state import RESUMED, EpochTally, TrainState
 
 log = logging.getLogger("genplan")
-
-SCHEDULES = ("cosine", "constant")
-# what a partial state restores (besides weights, optimizer, scheduler and generator)
-RESUMED = ("epoch", "step", "best_epoch", "best_step", "best_score", "best_weights", "history", "selections",
-           "divergences", "divergence_events", "in_divergence", "skipped_steps", "loss_min", "last_selected_step",
-           "train_time_s")
-
-
-@dataclass
-class LoopConfig:
-    epochs: int = 1
-    max_steps: int | None = None          # stop after this many optimizer steps (mid-epoch too)
-    lr: float = 1e-3
-    schedule: str = "cosine"              # "cosine" (warmup, cosine decay to min_lr) or "constant"
-    warmup_steps: int = 0
-    min_lr: float = 0.0
-    decay_steps: int | None = None        # None: max_steps, else epochs * steps_per_epoch
-    betas: tuple[float, float] = (0.9, 0.999)
-    eps: float = 1e-8
-    weight_decay: float = 0.0             # on parameters of 2 or more dimensions
-    grad_clip: float | None = None        # max gradient norm; None: no clipping
-    bf16: bool = True                     # bfloat16 autocast on CUDA (never on CPU)
-    select_every: int | None = None       # steps between selections; None: after each epoch
-    higher_is_better: bool = False        # the selection score's direction (coverage: True)
-    checkpoint_every: int | None = 1      # epochs between partial states; None or 0: never
-    spike_factor: float | None = 10.0     # None: no spike detection
-    spike_after_epochs: int = 1
-    patience: int | None = None           # stop after this many selections without a better score
-
-    def __post_init__(self):
-        if self.schedule not in SCHEDULES:
-            raise ValueError(f"Unknown value {self.schedule=}. Must be from {list(SCHEDULES)}")
-        if self.epochs < 1 or self.lr <= 0:
-            raise ValueError(f"need epochs >= 1 and lr > 0, got {self.epochs=}, {self.lr=}")
-        self.betas = tuple(self.betas)
-
-
-def lr_at(cfg: LoopConfig, step: int, decay_steps: int | None = None) -> float:
-    """The learning rate of optimizer step `step` (0-based): `constant`, or a linear warmup over
-    `warmup_steps` to `lr`, then a cosine decay reaching `min_lr` at `decay_steps` and staying."""
-    if cfg.schedule == "constant":
-        return cfg.lr
-    if step < cfg.warmup_steps:
-        return cfg.lr * (step + 1) / cfg.warmup_steps
-    total = decay_steps if decay_steps is not None else cfg.decay_steps
-    if total is None:
-        raise ValueError("the cosine schedule needs decay_steps, max_steps or steps_per_epoch")
-    ratio = min(1.0, (step - cfg.warmup_steps) / max(1, total - cfg.warmup_steps))
-    return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg.lr - cfg.min_lr)
 
 
 def copy_weights(model: nn.Module) -> dict:
@@ -109,174 +63,218 @@ def _split(out) -> tuple[torch.Tensor, dict]:
     return out if isinstance(out, tuple) else (out, {})
 
 
-def _optimizer(model: nn.Module, cfg: LoopConfig) -> torch.optim.Optimizer:
-    params = [p for p in model.parameters() if p.requires_grad]
-    if cfg.weight_decay == 0:
-        groups = [{"params": params}]
-    else:
-        groups = [g for g in ({"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-                              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}) if g["params"]]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay)
+class Trainer:
+    """Trains one model in place with `fit`'s arguments (see there); `run()` returns the state."""
+
+    def __init__(self, model: nn.Module, loss_fn: Callable, make_batches: Callable[[torch.Generator], Iterable],
+                 cfg: LoopConfig, *, seed: int, device: str | torch.device = "cpu",
+                 select: Callable[[nn.Module], float] | None = None, partial: str | Path | None = None,
+                 job: dict | None = None, on_epoch: Callable[[int], None] | None = None,
+                 steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score"):
+        self.model, self.loss_fn, self.make_batches, self.cfg, self.select = model, loss_fn, make_batches, cfg, select
+        self.partial, self.job, self.on_epoch = partial, {} if job is None else job, on_epoch
+        self.steps_per_epoch, self.desc, self.score_name = steps_per_epoch, desc, score_name
+        self.device = torch.device(device)
+        model.to(self.device)
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = make_optimizer(model, cfg)
+        self.scheduler = self._scheduler()
+        self.gen = torch.Generator().manual_seed(seed)
+        self.sign = 1.0 if cfg.higher_is_better else -1.0
+        self.state = TrainState(best_score=-self.sign * math.inf, best_weights=copy_weights(model))
+
+    def _scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
+        cfg, spe = self.cfg, self.steps_per_epoch
+        decay = cfg.decay_steps or cfg.max_steps or (cfg.epochs * spe if spe else None)
+        if cfg.schedule == "cosine" and decay is None:
+            raise ValueError("the cosine schedule needs decay_steps, max_steps or steps_per_epoch")
+        return torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: lr_at(cfg, s, decay) / cfg.lr)
+
+    def run(self) -> TrainState:
+        self.resume()
+        epochs = range(self.state.epoch, self.cfg.epochs)
+        for _ in progress(epochs, total=len(epochs), desc=self.desc) if self.cfg.epochs > 1 else epochs:
+            if self.finished():
+                break
+            self.run_epoch()
+            if self.on_epoch is not None:
+                self.on_epoch(self.state.epoch)
+        self.state.optimizer = self.optimizer.state_dict()
+        return self.state
+
+    def resume(self) -> None:
+        """Continue from the partial state of this job, if there is one (see training.checkpoint)."""
+        saved = load_partial(self.partial, self.job)
+        if saved is None:
+            return
+        self.model.load_state_dict(saved["weights"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.scheduler.load_state_dict(saved["scheduler"])
+        self.gen.set_state(saved["generator"])
+        torch.set_rng_state(saved["rng"])  # dropout and other draws of the global generators
+        if torch.cuda.is_available() and len(saved["cuda_rng"]) == torch.cuda.device_count():
+            torch.cuda.set_rng_state_all(saved["cuda_rng"])
+        for k in RESUMED:
+            setattr(self.state, k, saved[k])
+        self.state.resumed_from = saved["epoch"]
+        self.state.best_weights = {k: v.to(self.device) for k, v in self.state.best_weights.items()}
+        log.info("%s: resuming after epoch %d (step %d) from %s", self.desc, saved["epoch"], saved["step"],
+                 self.partial)
+
+    def run_epoch(self) -> None:
+        start = time.perf_counter()
+        self.model.train()
+        tally = EpochTally(lr=self.optimizer.param_groups[0]["lr"])
+        for batch in self._batches():
+            if not self.train_step(batch, tally):
+                continue
+            if self.cfg.select_every and self.state.step % self.cfg.select_every == 0:
+                tally.score = self.choose(tally.mean_loss())
+            if self._out_of_steps():
+                break
+        self.end_epoch(tally, start)
+
+    def _batches(self) -> Iterable:
+        batches = self.make_batches(self.gen)
+        if self.cfg.epochs == 1:
+            return progress(batches, total=self.cfg.max_steps or self.steps_per_epoch, desc=self.desc)
+        return batches
+
+    def train_step(self, batch, tally: EpochTally) -> bool:
+        """One optimizer step on `batch`; False (the step skipped, a divergence) for a non-finite
+        loss or gradient norm."""
+        with self.autocast():
+            loss, extra = _split(self.loss_fn(self.model, batch))
+        value = loss.item()
+        if not math.isfinite(value):
+            self.skip("nonfinite_loss", value)
+            return False
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = self._grad_norm()
+        if not math.isfinite(norm):
+            self.optimizer.zero_grad(set_to_none=True)
+            self.skip("nonfinite_grad", value)
+            return False
+        tally.lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        self.scheduler.step()
+        self.state.step += 1
+        self._watch_spike(value)
+        tally.add(value, norm, extra)
+        return True
+
+    def _grad_norm(self) -> float:
+        """The gradients' total norm before clipping (clipped to `grad_clip` when set)."""
+        if self.cfg.grad_clip is not None:
+            return torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip).item()
+        return torch.nn.utils.get_total_norm([p.grad for p in self.params if p.grad is not None]).item()
+
+    def _watch_spike(self, loss: float) -> None:
+        cfg, low = self.cfg, self.state.loss_min
+        if (cfg.spike_factor is not None and self.state.epoch >= cfg.spike_after_epochs and low is not None
+                and low > 0 and loss > cfg.spike_factor * low):
+            self.diverged("spike", loss)
+        else:
+            self.state.in_divergence = False
+
+    def skip(self, kind: str, loss: float) -> None:
+        self.diverged(kind, loss)
+        self.state.skipped_steps += 1
+
+    def diverged(self, kind: str, loss: float) -> None:
+        """Open an event, or extend the open one of the same kind (one episode, one count)."""
+        state, events = self.state, self.state.divergence_events
+        if state.in_divergence and events[-1]["kind"] == kind:
+            events[-1]["steps"] += 1
+            if kind == "spike":
+                events[-1]["peak"] = max(events[-1]["peak"], loss)
+            return
+        event = {"epoch": state.epoch + 1, "step": state.step, "loss": loss, "kind": kind, "steps": 1, "peak": loss}
+        state.divergences += 1
+        state.in_divergence = True
+        events.append(event)
+        log.warning("%s: divergence (%s) in epoch %d after step %d: loss %g", self.desc, kind, event["epoch"],
+                    event["step"], loss)
+
+    def autocast(self):
+        if self.device.type == "cuda" and self.cfg.bf16:
+            return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def choose(self, train_loss: float) -> float:
+        """The selection score now; copies the weights if it is the best so far."""
+        state = self.state
+        if self.select is None:
+            score = train_loss
+        else:
+            with torch.no_grad(), self.autocast():
+                score = float(self.select(self.model))
+            self.model.train()
+        state.last_selected_step = state.step
+        state.selections.append({"epoch": state.epoch + 1, "step": state.step, "score": score})
+        if self.sign * score > self.sign * state.best_score:  # False for NaN
+            state.best_score, state.best_epoch, state.best_step = score, state.epoch + 1, state.step
+            state.best_weights = copy_weights(self.model)
+        return score
+
+    def end_epoch(self, tally: EpochTally, start: float) -> None:
+        """The epoch's selection (unless one was made at its last step), history row, log line and
+        partial state."""
+        state, train_loss = self.state, tally.mean_loss()
+        last = state.epoch + 1 >= self.cfg.epochs or self._out_of_steps()
+        if not self.cfg.select_every or (last and state.last_selected_step != state.step):
+            tally.score = self.choose(train_loss)
+        elif tally.score is None and state.selections:
+            tally.score = state.selections[-1]["score"]  # the latest selection, from an earlier epoch
+        state.epoch += 1
+        if math.isfinite(train_loss):
+            state.loss_min = train_loss if state.loss_min is None else min(state.loss_min, train_loss)
+        seconds = time.perf_counter() - start
+        state.train_time_s += seconds
+        state.history.append({"epoch": state.epoch, "step": state.step, "train_loss": train_loss,
+                              "score": tally.score, "lr": tally.lr, "grad_norm": tally.grad_norm(), "seconds": seconds,
+                              **tally.metric_means()})
+        log.info("%s: epoch %d/%d: train loss %.6f, %s %.6f", self.desc, state.epoch, self.cfg.epochs, train_loss,
+                 self.score_name, math.nan if tally.score is None else tally.score)
+        due = bool(self.cfg.checkpoint_every) and state.epoch % self.cfg.checkpoint_every == 0
+        if self.partial is not None and due and not self.finished():
+            self.save()
+
+    def save(self) -> None:
+        """Write the partial state a killed job resumes from."""
+        cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+        save_partial(self.partial, {**{k: getattr(self.state, k) for k in RESUMED}, "weights": self.model.state_dict(),
+                                    "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                                    "generator": self.gen.get_state(), "rng": torch.get_rng_state(),
+                                    "cuda_rng": cuda_rng}, self.job)
+
+    def _out_of_steps(self) -> bool:
+        return self.cfg.max_steps is not None and self.state.step >= self.cfg.max_steps
+
+    def finished(self) -> bool:
+        return self.state.epoch >= self.cfg.epochs or self._out_of_steps() or self._patience_spent()
+
+    def _patience_spent(self) -> bool:
+        """`patience` selections in a row since the best one (early stopping)."""
+        if not self.cfg.patience:
+            return False
+        steps = [s["step"] for s in self.state.selections]
+        best = self.state.best_step
+        return best in steps and len(steps) - 1 - steps.index(best) >= self.cfg.patience
 
 
 def fit(model: nn.Module, loss_fn: Callable, make_batches: Callable[[torch.Generator], Iterable],
         cfg: LoopConfig, *, seed: int, device: str | torch.device = "cpu",
         select: Callable[[nn.Module], float] | None = None, partial: str | Path | None = None,
         job: dict | None = None, on_epoch: Callable[[int], None] | None = None,
-        steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score") -> dict:
-    """Train `model` in place on `device`; returns the final state: epoch, step, best_epoch,
-    best_step, best_score, best_weights (a copy), history (a dict per epoch), selections,
-    divergences (count), divergence_events, skipped_steps, resumed_from (epoch; 0 if fresh),
-    train_time_s, optimizer (state dict). Without `select` the score is the epoch's mean training loss.
+        steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score") -> TrainState:
+    """Train `model` in place on `device`; returns the final `TrainState` (best weights a copy,
+    optimizer the final state dict). Without `select` the score is the epoch's mean training loss.
 
     With `partial`, a partial state of this `job` there is resumed; one of another job, of
     another format or corrupt is set aside (renamed, logged) and training starts afresh.
     `on_epoch(epoch)` is called after each epoch (and after its partial state is written)."""
-    device = torch.device(device)
-    model.to(device)
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = _optimizer(model, cfg)
-    decay = cfg.decay_steps or cfg.max_steps or (cfg.epochs * steps_per_epoch if steps_per_epoch else None)
-    if cfg.schedule == "cosine" and decay is None:
-        raise ValueError("the cosine schedule needs decay_steps, max_steps or steps_per_epoch")
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_at(cfg, s, decay) / cfg.lr)
-    gen = torch.Generator().manual_seed(seed)
-    sign = 1.0 if cfg.higher_is_better else -1.0
-    job = {} if job is None else job
-    state = {"epoch": 0, "step": 0, "best_epoch": 0, "best_step": 0, "best_score": -sign * math.inf,
-             "best_weights": copy_weights(model), "history": [], "selections": [], "divergences": 0,
-             "divergence_events": [], "in_divergence": False, "skipped_steps": 0, "loss_min": None,
-             "last_selected_step": -1, "train_time_s": 0.0, "resumed_from": 0}
-    resume = load_partial(partial, job)
-    if resume is not None:
-        model.load_state_dict(resume["weights"])
-        optimizer.load_state_dict(resume["optimizer"])
-        scheduler.load_state_dict(resume["scheduler"])
-        gen.set_state(resume["generator"])
-        torch.set_rng_state(resume["rng"])  # dropout and other draws of the global generators
-        if torch.cuda.is_available() and len(resume["cuda_rng"]) == torch.cuda.device_count():
-            torch.cuda.set_rng_state_all(resume["cuda_rng"])
-        state.update({k: resume[k] for k in RESUMED}, resumed_from=resume["epoch"])
-        state["best_weights"] = {k: v.to(device) for k, v in state["best_weights"].items()}
-        log.info("%s: resuming after epoch %d (step %d) from %s", desc, resume["epoch"], resume["step"], partial)
-
-    def autocast():
-        if device.type == "cuda" and cfg.bf16:
-            return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
-        return contextlib.nullcontext()
-
-    def diverged(kind: str, loss: float) -> None:
-        """Open an event, or extend the open one of the same kind (one episode, one count)."""
-        events = state["divergence_events"]
-        if state["in_divergence"] and events[-1]["kind"] == kind:
-            events[-1]["steps"] += 1
-            if kind == "spike":
-                events[-1]["peak"] = max(events[-1]["peak"], loss)
-            return
-        event = {"epoch": state["epoch"] + 1, "step": state["step"], "loss": loss, "kind": kind, "steps": 1,
-                 "peak": loss}
-        state.update(divergences=state["divergences"] + 1, in_divergence=True)
-        events.append(event)
-        log.warning("%s: divergence (%s) in epoch %d after step %d: loss %g", desc, kind, event["epoch"],
-                    event["step"], loss)
-
-    def choose(train_loss: float) -> float:
-        """The selection score now; copies the weights if it is the best so far."""
-        if select is None:
-            score = train_loss
-        else:
-            with torch.no_grad(), autocast():
-                score = float(select(model))
-            model.train()
-        state["last_selected_step"] = state["step"]
-        state["selections"].append({"epoch": state["epoch"] + 1, "step": state["step"], "score": score})
-        if sign * score > sign * state["best_score"]:  # False for NaN
-            state.update(best_score=score, best_epoch=state["epoch"] + 1, best_step=state["step"],
-                         best_weights=copy_weights(model))
-        return score
-
-    def finished() -> bool:
-        return (state["epoch"] >= cfg.epochs or (cfg.max_steps is not None and state["step"] >= cfg.max_steps)
-                or patience_spent())
-
-    def patience_spent() -> bool:
-        """`patience` selections in a row since the best one (early stopping)."""
-        if not cfg.patience:
-            return False
-        steps = [s["step"] for s in state["selections"]]
-        return state["best_step"] in steps and len(steps) - 1 - steps.index(state["best_step"]) >= cfg.patience
-
-    epochs = range(state["epoch"], cfg.epochs)
-    for _ in progress(epochs, total=len(epochs), desc=desc) if cfg.epochs > 1 else epochs:
-        if finished():
-            break
-        start = time.perf_counter()
-        model.train()
-        losses, norms, metrics, lr, score = [], [], {}, optimizer.param_groups[0]["lr"], None
-        batches = make_batches(gen)
-        if cfg.epochs == 1:
-            batches = progress(batches, total=cfg.max_steps or steps_per_epoch, desc=desc)
-        for batch in batches:
-            with autocast():
-                loss, extra = _split(loss_fn(model, batch))
-            value = loss.item()
-            if not math.isfinite(value):
-                diverged("nonfinite_loss", value)
-                state["skipped_steps"] += 1
-                continue
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if cfg.grad_clip is not None:
-                norm = torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip).item()
-            else:
-                norm = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None]).item()
-            if not math.isfinite(norm):
-                optimizer.zero_grad(set_to_none=True)
-                diverged("nonfinite_grad", value)
-                state["skipped_steps"] += 1
-                continue
-            lr = optimizer.param_groups[0]["lr"]
-            optimizer.step()
-            scheduler.step()
-            state["step"] += 1
-            low = state["loss_min"]
-            if (cfg.spike_factor is not None and state["epoch"] >= cfg.spike_after_epochs and low is not None
-                    and low > 0 and value > cfg.spike_factor * low):
-                diverged("spike", value)
-            else:
-                state["in_divergence"] = False
-            losses.append(value)
-            norms.append(norm)
-            for k, v in extra.items():
-                metrics[k] = metrics.get(k, 0.0) + float(v)
-            if cfg.select_every and state["step"] % cfg.select_every == 0:
-                score = choose(sum(losses) / len(losses))
-            if cfg.max_steps is not None and state["step"] >= cfg.max_steps:
-                break
-        train_loss = sum(losses) / len(losses) if losses else math.nan
-        last = state["epoch"] + 1 >= cfg.epochs or (cfg.max_steps is not None and state["step"] >= cfg.max_steps)
-        if not cfg.select_every or (last and state["last_selected_step"] != state["step"]):
-            score = choose(train_loss)
-        elif score is None and state["selections"]:
-            score = state["selections"][-1]["score"]  # the latest selection, from an earlier epoch
-        state["epoch"] += 1
-        if math.isfinite(train_loss):
-            state["loss_min"] = train_loss if state["loss_min"] is None else min(state["loss_min"], train_loss)
-        seconds = time.perf_counter() - start
-        state["train_time_s"] += seconds
-        state["history"].append({"epoch": state["epoch"], "step": state["step"], "train_loss": train_loss,
-                                 "score": score, "lr": lr, "grad_norm": sum(norms) / len(norms) if norms else math.nan,
-                                 "seconds": seconds, **{k: v / max(len(losses), 1) for k, v in metrics.items()}})
-        log.info("%s: epoch %d/%d: train loss %.6f, %s %.6f", desc, state["epoch"], cfg.epochs, train_loss,
-                 score_name, math.nan if score is None else score)
-        due = bool(cfg.checkpoint_every) and state["epoch"] % cfg.checkpoint_every == 0
-        if partial is not None and due and not finished():
-            save_partial(partial, {**{k: state[k] for k in RESUMED}, "weights": model.state_dict(),
-                                   "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                                   "generator": gen.get_state(), "rng": torch.get_rng_state(),
-                                   "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []},
-                         job)
-        if on_epoch is not None:
-            on_epoch(state["epoch"])
-    state["optimizer"] = optimizer.state_dict()
-    return state
+    return Trainer(model, loss_fn, make_batches, cfg, seed=seed, device=device, select=select, partial=partial,
+                   job=job, on_epoch=on_epoch, steps_per_epoch=steps_per_epoch, desc=desc,
+                   score_name=score_name).run()

@@ -20,8 +20,6 @@ from genplan.errors import GenplanError
 from genplan.tokens.renaming import Renaming
 from genplan.tokens.vocab import GLOBAL_PREFIX, Vocabulary
 
-REGIONS = ("state", "goal")
-
 
 class AtomVocabulary:
     """Atom tokens of a vocabulary's predicates over its global object pool (see the module doc)."""
@@ -49,7 +47,8 @@ class AtomVocabulary:
 
     def _index(self, token: str) -> int:
         if not token.startswith(GLOBAL_PREFIX) or not token[len(GLOBAL_PREFIX):].isdigit():
-            raise GenplanError(f"{token!r} is not an object token of the pool {GLOBAL_PREFIX}0..{GLOBAL_PREFIX}{self.pool - 1}")
+            raise GenplanError(f"{token!r} is not an object token of the pool "
+                               f"{GLOBAL_PREFIX}0..{GLOBAL_PREFIX}{self.pool - 1}")
         i = int(token[len(GLOBAL_PREFIX):])
         if i >= self.pool:
             raise GenplanError(f"object token {token!r} is outside the pool of {self.pool} objects")

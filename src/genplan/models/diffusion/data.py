@@ -1,7 +1,7 @@
 """The diffusion family's sequences and its forward (masking) process.
 
 Examples are states sampled from the full state spaces of the training problems, one optimal plan
-each (genplan.datasets.statespace, through PlanGPT's `Case`: plan-diffusion Appendix B, "we fully
+each (genplan.datasets.examples' `Case`s of genplan.datasets.statespace: plan-diffusion Appendix B, "we fully
 expand each training instance and sample from the complete state space"). Each becomes
 
 - a condition: atom ids (genplan.models.diffusion.atoms), state (fluents and statics) then goal, objects
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-
-from genplan.errors import GenplanError
 
 
 def encode_plan(plan, renaming, vocab, width: int) -> list[int] | None:
@@ -93,7 +91,8 @@ def batches(conds, plans, batch_size: int, order: list[int], gen: torch.Generato
         yield cond, cmask, plan, t, noise
 
 
-def corrupt(plan: torch.Tensor, t: torch.Tensor, noise: torch.Tensor, mask_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+def corrupt(plan: torch.Tensor, t: torch.Tensor, noise: torch.Tensor,
+            mask_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The noisy plan x_t and the masked positions [B,1+L]: position 0 (<BOS>) never masked."""
     masked = noise < t[:, None]
     masked[:, 0] = False

@@ -17,13 +17,15 @@ and out of the checkpoint envelope of genplan.models.checkpoint (family "diffusi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import torch
 from torch import nn
 
 from genplan.errors import GenplanError
-from genplan.registry import SCHEDULING_KEYS
+from genplan.models import settings as base
+from genplan.models.diffusion.family import PLANNING_KEYS
 
 SCHEDULES = ("uniform", "beta")
 
@@ -40,14 +42,7 @@ class NetworkSettings:
 
 
 @dataclass
-class TrainSettings:
-    epochs: int = 20
-    batch_size: int = 32
-    lr: float = 3e-4
-    warmup_steps: int = 50
-    weight_decay: float = 0.01
-    grad_clip: float | None = 1.0
-    patience: int | None = 5  # epochs without a lower validation loss before stopping (None: never)
+class TrainSettings(base.TrainSettings):
     examples: int = 2000  # states sampled from the training state spaces
     schedule: str = "uniform"  # masking rate t ~ U(eps, 1), or `beta`: t ~ Beta(beta_a, beta_b) clipped to [eps, 1]
     beta_a: float = 2.0
@@ -56,33 +51,20 @@ class TrainSettings:
     pad_weight: float = 1.0  # weight of the CE of <PAD> targets (1: the paper's loss; see train.py)
     symmetry: str | None = None  # None, or rename-one | rename-both: SymT's contrastive losses on two renamed copies
     symmetry_weights: tuple = (1.0, 1.0, 1.0)  # w1 L_pred + w2 L_att + w3 L_hid
-    checkpoint_every: int = 1
+
+    def __post_init__(self):
+        self.symmetry_weights = tuple(self.symmetry_weights)
 
 
 @dataclass
-class DiffusionSettings:
+class DiffusionSettings(base.Settings):
+    label: ClassVar[str] = "diffusion"
+    planning_keys: ClassVar[tuple[str, ...]] = PLANNING_KEYS
     object_pool: int = 32  # object tokens o0..oK-1 (one global pool: atom tokens are defined over it)
     max_plan_tokens: int = 220  # plan positions after <BOS> (schema and argument tokens, <EOS>, <PAD>)
     rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order
     network: NetworkSettings = field(default_factory=NetworkSettings)
     train: TrainSettings = field(default_factory=TrainSettings)
-
-    @classmethod
-    def from_entry(cls, entry: dict) -> "DiffusionSettings":
-        """From a config model entry (family, seeds, strategies and generate ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in SCHEDULING_KEYS}
-        try:
-            train = dict(keys.get("train") or {})
-            if "symmetry_weights" in train:
-                train["symmetry_weights"] = tuple(train["symmetry_weights"])
-            s = cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
-                       "train": TrainSettings(**train)})
-        except TypeError as exc:
-            raise GenplanError(f"invalid diffusion settings: {exc}") from None
-        problems = s.problems()
-        if problems:
-            raise GenplanError("invalid diffusion settings: " + "; ".join(problems))
-        return s
 
     def problems(self) -> list[str]:
         out = []
@@ -106,7 +88,7 @@ class DiffusionSettings:
         return out
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
         return d
 
@@ -168,7 +150,7 @@ class DiffusionModel:
 
     @classmethod
     def from_envelope(cls, env: dict, path) -> "DiffusionModel":
-        from genplan.models.plangpt.model import domain_of_text
+        from genplan.datasets.domain_text import domain_of_text
         from genplan.nn.transformer import TransformerConfig
         from genplan.models.diffusion.atoms import AtomVocabulary
         from genplan.tokens.vocab import Vocabulary

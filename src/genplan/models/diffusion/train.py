@@ -1,7 +1,7 @@
 """One diffusion training job: (name, settings, domain, seed) -> checkpoint envelope, training log
-(CSV, one row per epoch) and summary, in the shared loop (genplan.training: AdamW, warmup and
-cosine decay, clipping, bf16 on CUDA, best weights by validation loss, resumable partial states,
-divergence counts, patience).
+(CSV, one row per epoch) and summary, in the shared job and loop (genplan.training: AdamW, warmup
+and cosine decay, clipping, bf16 on CUDA, best weights by validation loss, resumable partial
+states, divergence counts, patience).
 
 The loss is the masked-diffusion loss of the paper's Eq. 1 as LLaDA trains it: per sequence
 t ~ U(eps, 1) (eps = 1e-3), each plan token masked with probability t, cross-entropy at the masked
@@ -24,23 +24,19 @@ the denoiser's attention probabilities and hidden states, padding excluded)."""
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
 import logging
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from genplan import atomic
+from genplan.datasets.domain_text import training_domain
+from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
-from genplan.models import checkpoint
 from genplan.models.diffusion import data
-from genplan.models.diffusion.model import (DiffusionModel, DiffusionSettings, Denoiser, network_config,
-                                            variant_of)
+from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, Denoiser, network_config, variant_of
+from genplan.nn.transformer import TransformerConfig, parameter_count
+from genplan.training.job import Job, digest
 
 log = logging.getLogger("genplan")
 
@@ -51,8 +47,8 @@ def _files(files: list, suffix: str) -> list[Path]:
 
 def _cases(files: dict, settings: DiffusionSettings, seed: int):
     """Training cases (sampled states), validation cases (the validation problems' plans) and the
-    trajectories document of the training split (for the domain)."""
-    from genplan.models.plangpt.data import statespace_cases, trajectory_cases
+    trajectories document of the training split and its file (for the domain)."""
+    from genplan.datasets.examples import statespace_cases, trajectory_cases
     from genplan.stages.trajectories import load
 
     train, val = files.get("train", []), files.get("validation", [])
@@ -62,7 +58,7 @@ def _cases(files: dict, settings: DiffusionSettings, seed: int):
                            "train.csv) and its trajectories (.json.gz), and validates on the validation split's "
                            f"trajectories; got --train {train} --validation {val}")
     doc = load(trajs[0])
-    cases = statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)
+    cases, _ = statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)
     return cases, trajectory_cases(load(vtrajs[0]), suffixes=False), doc, trajs[0]
 
 
@@ -75,52 +71,68 @@ def pad_share(plans: list[list[int]], pad_id: int, pad_weight: float) -> float:
 
 def train_diffusion(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
                     summary_json=None, threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
-    from genplan.models.plangpt.model import domain_of_text
-    from genplan.nn.transformer import TransformerConfig, parameter_count
-    from genplan.planners.solve import domain_key
-    from genplan.stages.trajectories import domain_file
-    from genplan.models.diffusion.atoms import AtomVocabulary
-    from genplan.tokens.vocab import Vocabulary
-    from genplan.training import LoopConfig, fit
-
-    start = time.perf_counter()
+    job = Job("diffusion", name, domain, seed, out, log_csv, summary_json, threads, device, on_epoch)
     settings = DiffusionSettings.from_entry(entry)
     train_cases, val_cases, doc, traj_path = _cases(files, settings, seed)
-    with domain_file(doc, traj_path) as dom_path:
-        domain_pddl = Path(dom_path).read_text(encoding="utf-8")
-    domain_info = domain_of_text(domain_pddl)
-    if domain_key(domain_info.path) != domain:
-        raise GenplanError(f"--domain {domain!r} is not the domain of the training data "
-                           f"({domain_key(domain_info.path)!r})", traj_path)
-    need = max(len(c.objects) for c in train_cases + val_cases)
-    if settings.object_pool < need:
-        raise GenplanError(f"object_pool {settings.object_pool} is smaller than the {need} objects of a training or "
-                           "validation problem: raise it")
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
-    dev = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
+    domain_pddl, domain_info = training_domain(doc, traj_path, domain)
+    check_object_pool(settings.object_pool, train_cases + val_cases)
+    with job.seeded():
+        model, sequences = _untrained(job, settings, domain_info, train_cases, val_cases)
+        state = _fit(job, model, train_cases, sequences, domain_pddl)
+    summary = _summary(job, model, state, sequences)
+    job.save_model(model, network_config(model.vocab, settings), domain_pddl, state, summary, _log(state.history))
+    return summary
+
+
+def _untrained(job: Job, settings: DiffusionSettings, domain_info, train_cases: list, val_cases: list):
+    """The model before training and the (conditions, plans, skipped) of the training and validation cases."""
+    from genplan.models.diffusion.atoms import AtomVocabulary
+    from genplan.tokens.vocab import Vocabulary
+
     vocab = Vocabulary.for_domain(domain_info, settings.object_pool)
     atoms = AtomVocabulary(vocab)
-    width, tr = settings.max_plan_tokens, settings.train
-    rng = np.random.default_rng(seed)
-    t_conds, t_plans, t_skip = data.encode(train_cases, vocab, atoms, domain_info, rng, width, settings.rename)
-    v_conds, v_plans, v_skip = data.encode(val_cases, vocab, atoms, domain_info, rng, width, "sorted")
+    width, rng = settings.max_plan_tokens, np.random.default_rng(job.seed)
+    sequences = [data.encode(cases, vocab, atoms, domain_info, rng, width, rename)
+                 for cases, rename in ((train_cases, settings.rename), (val_cases, "sorted"))]
+    (_, t_plans, t_skip), (_, v_plans, v_skip) = sequences
     if t_skip:
-        log.warning("%s %s: %d of %d training plans do not fit max_plan_tokens %d: skipped", name, domain, t_skip,
-                    len(train_cases), width)
+        log.warning("%s %s: %d of %d training plans do not fit max_plan_tokens %d: skipped", job.name, job.domain,
+                    t_skip, len(train_cases), width)
     if not t_plans or not v_plans:
         raise GenplanError(f"no training or validation plan fits max_plan_tokens {width} "
                            f"(skipped {t_skip} training, {v_skip} validation)")
-    net_cfg = network_config(vocab, settings)
-    net = Denoiser(TransformerConfig(**net_cfg), len(atoms))
-    identity = {"name": name, "domain": domain, "pddl_domain": domain_info.name, "seed": seed}
-    model = DiffusionModel(identity, vocab, atoms, net, settings, domain_info)
-    beta = (tr.beta_a, tr.beta_b)
-    sym = None
-    if tr.symmetry:
-        from genplan.nn import contrastive
+    net = Denoiser(TransformerConfig(**network_config(vocab, settings)), len(atoms))
+    return DiffusionModel(job.identity(domain_info.name), vocab, atoms, net, settings, domain_info), sequences
 
-        sym = contrastive
+
+def _fit(job: Job, model: DiffusionModel, train_cases: list, sequences: list, domain_pddl: str):
+    tr = model.settings.train
+    (t_conds, t_plans, _), (v_conds, v_plans, _) = sequences
+    loss_fn, forward_loss = _losses(model, job.device)
+    v_gen = torch.Generator().manual_seed(job.seed)
+    v_batches = list(data.batches(v_conds, v_plans, tr.batch_size, list(range(len(v_plans))), v_gen, "uniform",
+                                  tr.eps))  # fixed masks: the selection score is deterministic
+
+    def val_loss(m) -> float:
+        m.eval()
+        total = n = 0.0
+        with torch.no_grad():
+            for cond, cmask, plan, t, noise in v_batches:
+                loss, _ = forward_loss(m, *(x.to(job.device) for x in (cond, cmask, plan, t, noise)))
+                total += float(loss) * len(plan)
+                n += len(plan)
+        m.train()
+        return total / max(n, 1.0)
+
+    key = job.key(settings=model.settings.to_dict(),
+                  data=digest([t_conds[:200], t_plans[:200], v_plans, domain_pddl]))
+    return job.fit(model.net, loss_fn, _batches(model, train_cases), tr.loop_config(), select=val_loss, key=key,
+                   steps_per_epoch=tr.steps_per_epoch(len(t_plans)))
+
+
+def _losses(model: DiffusionModel, dev):
+    """(loss_fn(net, batch) for the loop, forward_loss(net, cond, cmask, plan, t, noise) -> (loss, output))."""
+    tr, vocab, sym = model.settings.train, model.vocab, _symmetry(model.settings)
 
     def forward_loss(m, cond, cmask, plan, t, noise):
         noisy, masked = data.corrupt(plan, t, noise, vocab.mask_id)
@@ -136,9 +148,24 @@ def train_diffusion(name: str, entry: dict, domain: str, files: dict, seed: int,
         l1, o1 = forward_loss(m, c1, cmask, plan1, t, noise)
         l2, o2 = forward_loss(m, c2, cmask, plan2, t, noise)
         real = torch.cat([cmask, torch.ones_like(plan1, dtype=torch.bool)], dim=1)
-        att, hid = sym.contrastive_losses([o1], [o2], net.config.head_dim, masks=[real])
+        att, hid = sym.contrastive_losses([o1], [o2], model.net.config.head_dim, masks=[real])
         loss = sym.combine((l1 + l2) / 2, att, hid, tr.symmetry_weights)
         return loss, {"l_pred": float((l1 + l2) / 2), "l_att": float(att), "l_hid": float(hid)}
+    return loss_fn, forward_loss
+
+
+def _symmetry(settings: DiffusionSettings):
+    """genplan.nn.contrastive for symmetry-aware training, else None."""
+    if not settings.train.symmetry:
+        return None
+    from genplan.nn import contrastive
+
+    return contrastive
+
+
+def _batches(model: DiffusionModel, train_cases: list):
+    settings, vocab, atoms, info = model.settings, model.vocab, model.atoms, model.domain_info
+    tr, width, sym = settings.train, settings.max_plan_tokens, _symmetry(settings)
 
     def make_batches(gen):
         """Objects renamed afresh every epoch, from the loop's generator (resumable)."""
@@ -146,56 +173,25 @@ def train_diffusion(name: str, entry: dict, domain: str, files: dict, seed: int,
         order = torch.randperm(len(train_cases), generator=gen).tolist()
         cases = [train_cases[i] for i in order]
         if sym is None:
-            conds, plans, _ = data.encode(cases, vocab, atoms, domain_info, epoch_rng, width, settings.rename)
-            return data.batches(conds, plans, tr.batch_size, list(range(len(plans))), gen, tr.schedule, tr.eps, beta)
-        return _pair_batches(cases, vocab, atoms, domain_info, epoch_rng, gen, settings, sym)
+            conds, plans, _ = data.encode(cases, vocab, atoms, info, epoch_rng, width, settings.rename)
+            return data.batches(conds, plans, tr.batch_size, list(range(len(plans))), gen, tr.schedule, tr.eps,
+                                (tr.beta_a, tr.beta_b))
+        return _pair_batches(cases, vocab, atoms, info, epoch_rng, gen, settings, sym)
+    return make_batches
 
-    v_gen = torch.Generator().manual_seed(seed)
-    v_batches = list(data.batches(v_conds, v_plans, tr.batch_size, list(range(len(v_plans))), v_gen, "uniform",
-                                  tr.eps))  # fixed masks: the selection score is deterministic
 
-    def val_loss(m) -> float:
-        m.eval()
-        total = n = 0.0
-        with torch.no_grad():
-            for cond, cmask, plan, t, noise in v_batches:
-                loss, _ = forward_loss(m, cond.to(dev), cmask.to(dev), plan.to(dev), t.to(dev), noise.to(dev))
-                total += float(loss) * len(plan)
-                n += len(plan)
-        m.train()
-        return total / max(n, 1.0)
-
-    steps = -(-len(t_plans) // tr.batch_size)
-    cfg = LoopConfig(epochs=tr.epochs, lr=tr.lr, schedule="cosine", warmup_steps=tr.warmup_steps, min_lr=tr.lr / 10,
-                     weight_decay=tr.weight_decay, grad_clip=tr.grad_clip, checkpoint_every=tr.checkpoint_every,
-                     patience=tr.patience)
-    partial = Path(out).with_name(Path(out).name + ".partial")
-    digest = hashlib.sha256(json.dumps([t_conds[:200], t_plans[:200], v_plans, domain_pddl]).encode()).hexdigest()[:16]
-    job = {"name": name, "domain": domain, "seed": seed, "settings": settings.to_dict(), "data": digest}
-    state = fit(net, loss_fn, make_batches, cfg, seed=seed, device=dev, select=val_loss, partial=partial, job=job,
-                on_epoch=on_epoch, steps_per_epoch=steps, desc=f"{name} {domain}", score_name="val loss")
-    net.load_state_dict(state["best_weights"])
-    net.eval()
-    summary = {"model": name, "family": "diffusion", "variant": variant_of(settings), "domain": domain, "seed": seed,
-               "device": dev, "parameters": parameter_count(net), "vocabulary": len(vocab), "atom_tokens": len(atoms),
-               "max_plan_tokens": width, "schedule": tr.schedule, "pad_weight": tr.pad_weight,
-               "pad_weight_share": round(pad_share(t_plans, vocab.pad_id, tr.pad_weight), 4),
-               "symmetry": tr.symmetry, "train_sequences": len(t_plans), "train_skipped_too_long": t_skip,
-               "val_sequences": len(v_plans), "val_skipped_too_long": v_skip, "epochs": state["epoch"],
-               "best_epoch": state["best_epoch"], "best_score": state["best_score"],
-               "divergences": state["divergences"], "resumed_from_epoch": state["resumed_from"],
-               "train_time_s": state["train_time_s"], "job_time_s": time.perf_counter() - start}
-    config = {"settings": {**settings.to_dict(), "family": "diffusion"}, "network": net_cfg, "domain_pddl": domain_pddl}
-    training = {k: state[k] for k in ("epoch", "best_epoch", "best_score", "divergences")}
-    checkpoint.save(out, checkpoint.envelope("diffusion", identity, {k: v.cpu() for k, v in net.state_dict().items()},
-                                             config, vocab.to_dict(), training, summary))
-    if log_csv:
-        _write_log(log_csv, state["history"])
-    if summary_json:
-        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
-    partial.unlink(missing_ok=True)
-    del model
-    return summary
+def _summary(job: Job, model: DiffusionModel, state, sequences: list) -> dict:
+    settings, tr = model.settings, model.settings.train
+    (_, t_plans, t_skip), (_, v_plans, v_skip) = sequences
+    share = round(pad_share(t_plans, model.vocab.pad_id, tr.pad_weight), 4)
+    return {"model": job.name, "family": "diffusion", "system": model.system, "variant": variant_of(settings),
+            "domain": job.domain,
+            "seed": job.seed, "device": job.device, "parameters": parameter_count(model.net),
+            "vocabulary": len(model.vocab), "atom_tokens": len(model.atoms),
+            "max_plan_tokens": settings.max_plan_tokens, "schedule": tr.schedule, "pad_weight": tr.pad_weight,
+            "pad_weight_share": share, "symmetry": tr.symmetry, "train_sequences": len(t_plans),
+            "train_skipped_too_long": t_skip, "val_sequences": len(v_plans), "val_skipped_too_long": v_skip,
+            **job.outcome(state)}
 
 
 def _pair_batches(cases, vocab, atoms, domain_info, rng, gen, settings, sym):
@@ -217,14 +213,12 @@ def _pair_batches(cases, vocab, atoms, domain_info, rng, gen, settings, sym):
         yield cond1, cond2, cmask, plan1, plan2, t, noise
 
 
-def _write_log(path, history) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+def _log(history: list[dict]) -> tuple[list[str], list[list]]:
+    """The log's header and rows: per epoch the training and validation losses (and the symmetric
+    losses' parts)."""
     known = {"epoch", "step", "train_loss", "score", "lr", "grad_norm", "seconds"}
     extra = sorted({k for row in history for k in row} - known)  # the symmetric losses' parts
-    w.writerow(["epoch", "train_loss", "val_loss", "lr", "seconds", *extra])
-    for row in history:
-        w.writerow([row["epoch"], f"{row['train_loss']:.6f}",
-                    "" if row.get("score") is None else f"{row['score']:.6f}", f"{row['lr']:.3g}",
-                    f"{row['seconds']:.2f}", *(f"{row[k]:.6f}" if k in row else "" for k in extra)])
-    atomic.write_text(path, buf.getvalue())
+    rows = [[row["epoch"], f"{row['train_loss']:.6f}", "" if row.get("score") is None else f"{row['score']:.6f}",
+             f"{row['lr']:.3g}", f"{row['seconds']:.2f}", *(f"{row[k]:.6f}" if k in row else "" for k in extra)]
+            for row in history]
+    return ["epoch", "train_loss", "val_loss", "lr", "seconds", *extra], rows

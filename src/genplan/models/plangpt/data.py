@@ -8,75 +8,19 @@
   every suffix from every state along them. PlanGPT used several LPG plans per problem on ~70k
   generated problems (PlanGPT paper, Section 4); ours has one Fast Downward plan per problem.
 
-Either way an example is a `Case` (objects, state, statics, goal, plan) in the package's one
-representation; `encode` turns it into token ids and a loss mask (genplan.tokens), renaming
-objects at random per example (seeded), as both papers do.
+Either way an example is a `Case` (genplan.datasets.examples: objects, state, statics, goal,
+plan); `encode` turns it into token ids and a loss mask (genplan.tokens), renaming objects at
+random per example (seeded), as both papers do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 
-from genplan.errors import GenplanError
-from genplan.pddl_io import Action, Task, str_to_atom
+from genplan.datasets.examples import Case
 
 PROTOCOLS = ("symt", "plangpt")
 RENAMINGS = ("random", "sorted")
-
-
-@dataclass(frozen=True)
-class Case:
-    problem: str
-    objects: tuple[str, ...]
-    state: frozenset
-    statics: frozenset
-    goal: frozenset
-    plan: tuple[Action, ...]
-
-    def task(self, domain_name: str = "") -> Task:
-        return Task(self.problem, domain_name, None, self.objects, self.state, self.statics, self.goal)
-
-
-def _objects(*atom_sets, actions=()) -> tuple[str, ...]:
-    names = {o for atoms in atom_sets for a in atoms for o in a[1:]} | {o for a in actions for o in a[1:]}
-    return tuple(sorted(names))
-
-
-def trajectory_cases(doc: dict, suffixes: bool = True) -> list[Case]:
-    """Cases of a loaded trajectories document (genplan.stages.trajectories.load): each plan (the
-    problem's plan and its `alternatives`, when the file has them) from its initial state, and with
-    `suffixes` from every later state too."""
-    cases = []
-    for rec in doc["problems"]:
-        statics = frozenset(map(str_to_atom, rec["statics"]))
-        goal = frozenset(map(str_to_atom, rec["goal"]))
-        plan = tuple(str_to_atom(a) for a in rec["actions"])
-        states = [frozenset(map(str_to_atom, s)) for s in rec["states"]]
-        objects = _objects(statics, goal, *states, actions=plan)
-        for alt in [{"actions": rec["actions"], "states": rec["states"]}] + rec.get("alternatives", []):
-            plan = tuple(str_to_atom(a) for a in alt["actions"])
-            states = [frozenset(map(str_to_atom, s)) for s in alt["states"]]
-            starts = range(len(plan)) if suffixes else range(min(1, len(plan)))
-            cases += [Case(rec["problem"], objects, states[i], statics, goal, plan[i:]) for i in starts]
-    return cases
-
-
-def statespace_cases(folder: str | Path, n: int, seed: int, by: str = "state") -> list[Case]:
-    """n cases sampled from the state spaces of a split folder (the SymT protocol); goal states
-    (empty plans) are left out: they teach only `<end>`."""
-    from genplan.datasets.statespace import load_split, sample_split
-
-    spaces = load_split(folder)
-    out = []
-    for ex in sample_split(spaces, n, seed, by=by):
-        if ex.plan:
-            out.append(Case(ex.problem, tuple(ex.objects), ex.state, ex.statics, ex.goal, tuple(ex.plan)))
-    if not out:
-        raise GenplanError("every sampled state is a goal state: nothing to learn", folder)
-    return out
 
 
 def encode(cases: list[Case], vocab, domain_info, rng: np.random.Generator, per_type: bool, order: str,

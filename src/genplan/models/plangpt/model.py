@@ -7,11 +7,13 @@ genplan.models.checkpoint (family "plangpt", vocabulary = `Vocabulary.to_dict()`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import ClassVar
 
+from genplan.datasets.domain_text import domain_of_text
 from genplan.errors import GenplanError
-from genplan.registry import SCHEDULING_KEYS
+from genplan.models import settings as base
+from genplan.models.plangpt.family import PLANNING_KEYS
 
 STOPS = ("ce", "ces")  # cross-entropy early stopping on validation loss; planning coverage (CES)
 
@@ -26,24 +28,19 @@ class NetworkSettings:
 
 
 @dataclass
-class TrainSettings:
-    epochs: int = 20
+class TrainSettings(base.TrainSettings):
     batch_size: int = 16
-    lr: float = 3e-4
-    warmup_steps: int = 50
-    weight_decay: float = 0.01
-    grad_clip: float | None = 1.0
     stop: str = "ce"  # ce | ces
-    patience: int | None = 5  # selections without improvement before stopping (None: never)
     examples: int = 2000  # symt protocol: states sampled from the training state spaces
     suffixes: bool = True  # plangpt protocol: every suffix of every plan too
     ces_problems: int = 20  # CES: validation problems planned (greedy) per selection
     track_coverage: bool = False  # CE too plans the validation problems every epoch (logged, not selected on)
-    checkpoint_every: int = 1
 
 
 @dataclass
-class PlanGPTSettings:
+class PlanGPTSettings(base.Settings):
+    label: ClassVar[str] = "PlanGPT"
+    planning_keys: ClassVar[tuple[str, ...]] = PLANNING_KEYS
     data: str = "symt"  # symt | plangpt (genplan.models.plangpt.data.PROTOCOLS)
     object_pool: int | dict = 32  # object tokens: a global pool o0..oK-1, or {type: K}
     per_type: bool = False  # rename per type (PlanGPT) or from one pool
@@ -52,19 +49,6 @@ class PlanGPTSettings:
     max_tokens: int = 500  # generation cap, as SymT
     network: NetworkSettings = field(default_factory=NetworkSettings)
     train: TrainSettings = field(default_factory=TrainSettings)
-
-    @classmethod
-    def from_entry(cls, entry: dict) -> "PlanGPTSettings":
-        """From a config model entry (family, seeds and strategies ignored)."""
-        keys = {k: v for k, v in entry.items() if k not in SCHEDULING_KEYS}
-        try:
-            return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
-                          "train": TrainSettings(**(keys.get("train") or {}))})
-        except TypeError as exc:
-            raise GenplanError(f"invalid PlanGPT settings: {exc}") from None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class PlanGPT:
@@ -100,20 +84,3 @@ class PlanGPT:
             raise GenplanError(f"corrupt PlanGPT checkpoint: {type(exc).__name__}: {str(exc)[:200]}", path) from None
         return cls(env["identity"], vocab, net, settings, domain_info)
 
-
-def domain_of_text(text: str):
-    """The DomainInfo of PDDL domain text (stored in the checkpoint, so a model needs no file),
-    parsed from a content-addressed copy in the temporary directory (kept: readers may reopen it)."""
-    import hashlib
-    import tempfile
-
-    from genplan.pddl_io import parse_domain
-
-    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
-    path = Path(tempfile.gettempdir()) / "genplan-domains" / f"{digest}.pddl"
-    if not path.is_file():
-        from genplan import atomic
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(path, text)
-    return parse_domain(path)

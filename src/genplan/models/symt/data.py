@@ -1,7 +1,7 @@
 """SymT's training data (SymT paper, Section 6, "Experimental Setup"; issue 13, items 2-4):
 
 - training: states sampled uniformly from the full state spaces of the training problems
-  (genplan.datasets.statespace: states with finite h* only; dead ends are never drawn and their
+  (genplan.datasets.examples.statespace_cases: states with finite h* only; dead ends are never drawn and their
   number is counted), each with h* (SymT^E's target) and one optimal plan (SymT^ED's target);
   SymT^ED leaves goal states out (their plan is empty), SymT^E keeps them (h* = 0);
 - validation: the states along the validation problems' plans (the trajectories stage), each with
@@ -16,13 +16,11 @@ the two copies of a batch are stacked, copy A in rows 0..B-1 and copy B in rows 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from genplan.errors import GenplanError
-from genplan.models.plangpt.data import Case, trajectory_cases
+from genplan.datasets.examples import Case, trajectory_cases
 
 
 @dataclass
@@ -31,20 +29,6 @@ class Encoded:
     plans: list  # per example: one or two copies of plan token ids (`<action>` ... `<end>`); [] for SymT^E
     h: list  # per example: the target h (len of its plan)
     dropped: int = 0  # plans longer than the decoder's context
-
-
-def statespace_cases(folder: str | Path, n: int, seed: int, keep_goal_states: bool) -> tuple[list[Case], dict]:
-    from genplan.datasets.statespace import load_split, sample_split
-
-    spaces = load_split(folder)
-    info = {"statespace_problems": len(spaces), "statespace_states": int(sum(len(s) for s in spaces)),
-            "dead_end_states_excluded": int(sum(len(s) - len(s.solvable) for s in spaces))}
-    cases = [Case(ex.problem, tuple(ex.objects), ex.state, ex.statics, ex.goal, tuple(ex.plan))
-             for ex in sample_split(spaces, n, seed) if keep_goal_states or ex.plan]
-    if not cases:
-        raise GenplanError("every sampled state is a goal state: nothing to learn", folder)
-    info["goal_state_examples"] = sum(not c.plan for c in cases)
-    return cases, info
 
 
 def validation_cases(doc: dict, limit: int, seed: int, keep_goal_states: bool) -> list[Case]:

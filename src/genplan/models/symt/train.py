@@ -8,27 +8,24 @@ two renamed copies of each example. L_pred is averaged over both copies (the pap
 "the plans predicted for X and X'"), with rename-one too: X then carries the fixed names (objects in
 natural order take the pool's tokens in order, the names evaluation gives them) and the contrastive
 terms pull the randomly renamed X' towards it. Objects are renamed afresh every epoch. Weights are chosen by validation
-L_pred (objects in pool order), in the shared loop (genplan.training.fit: AdamW, warmup + cosine,
-clipping, bf16 on CUDA, divergence detection, patience, resumable partial states)."""
+L_pred (objects in pool order), in the shared job and loop (genplan.training: AdamW, warmup +
+cosine, clipping, bf16 on CUDA, divergence detection, patience, resumable partial states)."""
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
-import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from genplan import atomic
+from genplan.datasets.domain_text import training_domain
+from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
-from genplan.models import checkpoint
 from genplan.models.symt import data
 from genplan.models.symt.model import SymT, SymTNet, SymTSettings
+from genplan.nn.transformer import parameter_count
+from genplan.training.job import Job, digest
 
 
 def _files(files: list, suffix: str) -> list[Path]:
@@ -74,121 +71,122 @@ def make_loss(settings: SymTSettings, dev):
             return combine(pred, None, None, w), {"pred": pred.item()}
         a, b = slice(0, B), slice(B, 2 * B)
         att, hid = contrastive_losses([_half(s, a) for s in stacks], [_half(s, b) for s in stacks], net.d_k,
-                                      masks=[m[a] for m in masks], memory_masks=[None if m is None else m[a] for m in mem])
+                                      masks=[m[a] for m in masks],
+                                      memory_masks=[None if m is None else m[a] for m in mem])
         return combine(pred, att, hid, w), {"pred": pred.item(), "att": att.item(), "hid": hid.item()}
     return loss_fn
 
 
 def train_symt(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None, summary_json=None,
                threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
-    from genplan.models.plangpt.model import domain_of_text
-    from genplan.nn.transformer import parameter_count
-    from genplan.planners.solve import domain_key
-    from genplan.stages.trajectories import domain_file, load
-    from genplan.tokens.atom_rows import atom_vocabulary, max_arity
-    from genplan.training import LoopConfig, fit
-
-    start = time.perf_counter()
+    job = Job("symt", name, domain, seed, out, log_csv, summary_json, threads, device, on_epoch)
     settings = SymTSettings.from_entry(entry)
-    tr, decoder = settings.train, settings.architecture == "encoder_decoder"
+    train_cases, info, val_cases, doc, traj = _cases(files, settings, seed)
+    domain_pddl, domain_info = training_domain(doc, traj, domain)
+    check_object_pool(settings.object_pool, train_cases + val_cases)
+    with job.seeded():
+        model = _untrained(job, settings, domain_info)
+        state, v_enc, curve = _fit(job, model, train_cases, val_cases, domain_pddl)
+    summary = _summary(job, model, state, len(train_cases), v_enc, info)
+    job.save_model(model, model.net.cfg, domain_pddl, state, summary, _log(state.history, curve))
+    return summary
+
+
+def _summary(job: Job, model: SymT, state, train_examples: int, v_enc, info: dict) -> dict:
+    settings, net = model.settings, model.net
+    decoder = settings.architecture == "encoder_decoder"
+    parts = {k: parameter_count(getattr(net, k)) for k in ("atoms", "encoder", "readout", "decoder") if hasattr(net, k)}
+    return {"model": job.name, "family": "symt", "system": model.system, "variant": model.variant,
+            "architecture": settings.architecture, "domain": job.domain, "seed": job.seed, "device": job.device,
+            "contrastive": settings.contrastive, "loss_weights": list(settings.loss_weights),
+            "rename": _rename(settings), "decoder_positions": settings.network.decoder_positions if decoder else None,
+            "object_pool": settings.object_pool, "parameters": parameter_count(net), "parameters_by_part": parts,
+            "vocabulary": len(model.vocab), "train_examples": train_examples, "val_examples": len(v_enc.rows),
+            "val_dropped": v_enc.dropped, **info,
+            **job.outcome(state, divergence_events=state.divergence_events, skipped_steps=state.skipped_steps)}
+
+
+def _cases(files: dict, settings: SymTSettings, seed: int):
+    """Training cases (sampled states) and their counts, validation cases, the training split's
+    trajectories document and its file (for the domain)."""
+    from genplan.datasets.examples import statespace_cases
+    from genplan.stages.trajectories import load
+
     tables, trajs = _files(files.get("train", []), ".csv"), _files(files.get("train", []), ".json.gz")
     val_trajs = _files(files.get("validation", []), ".json.gz")
     if not tables or not trajs or not val_trajs:
         raise GenplanError("SymT trains on the training state spaces (statespaces/<benchmark>/<domain>/train.csv) and "
                            "the trajectories files of the train and validation splits (.json.gz): give them with "
                            f"--train and --validation; got {files}")
-    train_cases, info = data.statespace_cases(tables[0].with_suffix(""), tr.examples, seed, keep_goal_states=not decoder)
+    tr, goals = settings.train, settings.architecture == "encoder"  # SymT^E learns h = 0 at goal states
+    train_cases, info = statespace_cases(tables[0].with_suffix(""), tr.examples, seed, keep_goal_states=goals)
     doc = load(trajs[0])
-    val_cases = data.validation_cases(load(val_trajs[0]), tr.val_examples, seed, keep_goal_states=not decoder)
+    val_cases = data.validation_cases(load(val_trajs[0]), tr.val_examples, seed, keep_goal_states=goals)
     if not val_cases:
         raise GenplanError("the validation trajectories hold no state with a plan", val_trajs[0])
-    with domain_file(doc, trajs[0]) as dom_path:
-        domain_pddl = Path(dom_path).read_text(encoding="utf-8")
-    domain_info = domain_of_text(domain_pddl)
-    if domain_key(domain_info.path) != domain:
-        raise GenplanError(f"--domain {domain!r} is not the domain of the training data "
-                           f"({domain_key(domain_info.path)!r})", trajs[0])
-    need = max(len(c.objects) for c in train_cases + val_cases)
-    if isinstance(settings.object_pool, int) and settings.object_pool < need:
-        raise GenplanError(f"object_pool {settings.object_pool} is smaller than the {need} objects of a training or "
-                           "validation problem: raise it")
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
-    dev = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
+    return train_cases, info, val_cases, doc, trajs[0]
+
+
+def _rename(settings: SymTSettings) -> str:
+    """The training examples' renaming: one random copy without contrastive weights."""
+    return settings.rename if settings.contrastive or settings.rename in ("random", "sorted") else "random"
+
+
+def _untrained(job: Job, settings: SymTSettings, domain_info) -> SymT:
+    from genplan.tokens.atom_rows import atom_vocabulary, max_arity
+
     vocab = atom_vocabulary(domain_info, settings.object_pool)
     net_cfg = {"architecture": settings.architecture, "network": asdict(settings.network), "vocab_size": len(vocab),
                "width": 1 + max_arity(vocab), "pad_id": vocab.pad_id}
-    net = SymTNet(net_cfg)
-    rename = settings.rename if settings.contrastive or settings.rename in ("random", "sorted") else "random"
+    return SymT(job.identity(domain_info.name), vocab, SymTNet(net_cfg), settings, domain_info)
+
+
+def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl: str):
+    """The loop's final state, the encoded validation examples and the validation curve."""
+    settings, vocab, info, tr = model.settings, model.vocab, model.domain_info, model.settings.train
+    decoder = settings.architecture == "encoder_decoder"
     max_len = settings.network.max_len if settings.network.decoder_positions == "learned" else settings.max_tokens
-    v_enc = data.encode(val_cases, vocab, domain_info, np.random.default_rng(seed), "sorted", settings.per_type,
+    v_enc = data.encode(val_cases, vocab, info, np.random.default_rng(job.seed), "sorted", settings.per_type,
                         decoder, max_len)
-    loss_fn = make_loss(settings, dev)
+    loss_fn = make_loss(settings, job.device)
 
     def make_batches(gen):
         """Objects renamed afresh every epoch, from the loop's generator (a resumed job draws the same)."""
         rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
-        enc = data.encode(train_cases, vocab, domain_info, rng, rename, settings.per_type, decoder, max_len)
+        enc = data.encode(train_cases, vocab, info, rng, _rename(settings), settings.per_type, decoder, max_len)
         order = torch.randperm(len(enc.rows), generator=gen).tolist()
         return data.batches(enc, tr.batch_size, order, vocab.pad_id)
 
     curve: list[float] = []
 
     def select(m) -> float:
-        m.eval()
-        total = count = 0.0
-        for batch in data.batches(v_enc, tr.batch_size, list(range(len(v_enc.rows))), vocab.pad_id):
-            n = float(batch["dec_mask"].sum()) if decoder else float(batch["h"].shape[0])
-            total += float(loss_fn(m, batch, contrastive=False)[1]["pred"]) * n
-            count += n
-        curve.append(total / max(count, 1.0))
+        curve.append(_val_loss(m, loss_fn, v_enc, tr.batch_size, vocab.pad_id, decoder))
         return curve[-1]
 
-    steps = -(-tr.examples // tr.batch_size)
-    cfg = LoopConfig(epochs=tr.epochs, lr=tr.lr, schedule="cosine", warmup_steps=tr.warmup_steps, min_lr=tr.lr / 10,
-                     weight_decay=tr.weight_decay, grad_clip=tr.grad_clip, checkpoint_every=tr.checkpoint_every,
-                     patience=tr.patience)
-    partial = Path(out).with_name(Path(out).name + ".partial")
-    digest = hashlib.sha256(json.dumps([[c.state and sorted(c.state) for c in train_cases[:50]], len(train_cases),
-                                        domain_pddl]).encode()).hexdigest()[:16]
-    identity = {"name": name, "domain": domain, "pddl_domain": domain_info.name, "seed": seed}
-    job = {**identity, "settings": settings.to_dict(), "data": digest}
-    state = fit(net, loss_fn, make_batches, cfg, seed=seed, device=dev, select=select, partial=partial, job=job,
-                on_epoch=on_epoch, steps_per_epoch=steps, desc=f"{name} {domain}", score_name="val loss")
-    net.load_state_dict(state["best_weights"])
-    model = SymT(identity, vocab, net, settings, domain_info)
-    summary = {"model": name, "family": "symt", "system": model.system, "variant": model.variant,
-               "architecture": settings.architecture, "domain": domain, "seed": seed, "device": dev,
-               "contrastive": settings.contrastive, "loss_weights": list(settings.loss_weights), "rename": rename,
-               "decoder_positions": settings.network.decoder_positions if decoder else None,
-               "object_pool": settings.object_pool, "parameters": parameter_count(net),
-               "parameters_by_part": {k: parameter_count(getattr(net, k)) for k in ("atoms", "encoder", "readout", "decoder")
-                                      if hasattr(net, k)},
-               "vocabulary": len(vocab), "train_examples": len(train_cases), "val_examples": len(v_enc.rows),
-               "val_dropped": v_enc.dropped, **info, "epochs": state["epoch"], "best_epoch": state["best_epoch"],
-               "best_score": state["best_score"], "divergences": state["divergences"],
-               "divergence_events": state["divergence_events"], "skipped_steps": state["skipped_steps"],
-               "resumed_from_epoch": state["resumed_from"], "train_time_s": state["train_time_s"],
-               "job_time_s": time.perf_counter() - start}
-    config = {"settings": {**settings.to_dict(), "family": "symt"}, "network": net_cfg, "domain_pddl": domain_pddl}
-    training = {k: state[k] for k in ("epoch", "best_epoch", "best_score", "divergences")}
-    checkpoint.save(out, checkpoint.envelope("symt", identity, {k: v.cpu() for k, v in net.state_dict().items()},
-                                             config, vocab.to_dict(), training, summary))
-    if log_csv:
-        _write_log(log_csv, state["history"], curve)
-    if summary_json:
-        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
-    partial.unlink(missing_ok=True)
-    return summary
+    data_digest = digest([[c.state and sorted(c.state) for c in train_cases[:50]], len(train_cases), domain_pddl])
+    key = {**model.identity, "settings": settings.to_dict(), "data": data_digest}
+    state = job.fit(model.net, loss_fn, make_batches, tr.loop_config(), select=select, key=key,
+                    steps_per_epoch=tr.steps_per_epoch(tr.examples))
+    return state, v_enc, curve
 
 
-def _write_log(path, history, curve) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["epoch", "train_loss", "pred_loss", "att_loss", "hid_loss", "val_loss", "lr", "grad_norm", "seconds"])
+def _val_loss(m, loss_fn, enc, batch_size: int, pad_id: int, decoder: bool) -> float:
+    """L_pred over the validation examples (objects in pool order), weighted by plan tokens or examples."""
+    m.eval()
+    total = count = 0.0
+    for batch in data.batches(enc, batch_size, list(range(len(enc.rows))), pad_id):
+        n = float(batch["dec_mask"].sum()) if decoder else float(batch["h"].shape[0])
+        total += float(loss_fn(m, batch, contrastive=False)[1]["pred"]) * n
+        count += n
+    return total / max(count, 1.0)
+
+
+def _log(history: list[dict], curve: list[float]) -> tuple[list[str], list[list]]:
+    """The log's header and rows: per epoch the total, prediction, attention and hidden-state losses and
+    the validation loss."""
     curve = [None] * (len(history) - len(curve)) + list(curve)  # epochs before a resume: not recomputed
     fmt = (lambda v: "" if v is None else f"{v:.6f}")
-    for row, val in zip(history, curve):
-        w.writerow([row["epoch"], fmt(row["train_loss"]), fmt(row.get("pred")), fmt(row.get("att")),
-                    fmt(row.get("hid")), fmt(val), f"{row['lr']:.3g}", fmt(row.get("grad_norm")), f"{row['seconds']:.2f}"])
-    atomic.write_text(path, buf.getvalue())
+    rows = [[row["epoch"], fmt(row["train_loss"]), fmt(row.get("pred")), fmt(row.get("att")), fmt(row.get("hid")),
+             fmt(val), f"{row['lr']:.3g}", fmt(row.get("grad_norm")), f"{row['seconds']:.2f}"]
+            for row, val in zip(history, curve)]
+    return ["epoch", "train_loss", "pred_loss", "att_loss", "hid_loss", "val_loss", "lr", "grad_norm", "seconds"], rows

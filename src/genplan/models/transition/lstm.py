@@ -4,13 +4,12 @@ Input at step t: [phi(s_t), phi(g)] (2D); a 2-layer LSTM (256 hidden); head Line
 delta mode, Linear-LayerNorm-ReLU-Linear in state mode. Loss 1 - cosine (state) or MSE on the
 delta; Adam; the epoch with the lowest validation loss is kept (its weights copied).
 
-Training runs in the shared loop (genplan.training), which makes it resumable: every
-`checkpoint_every` epochs the full training state is written atomically to `partial`."""
+Training runs in the shared job and loop (genplan.training), which makes it resumable: every
+`checkpoint_every` epochs the full training state is written atomically to `<out>.partial`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -18,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from genplan.datasets.trajectories import Trajectory, as_transitions, check_mode
-from genplan.training import LoopConfig, fit
+from genplan.training import LoopConfig
 
 
 @dataclass
@@ -107,12 +106,10 @@ def loop_config(opts: LSTMTraining) -> LoopConfig:
                       checkpoint_every=opts.checkpoint_every)
 
 
-def train_lstm(model: TransitionLSTM, train: list[Trajectory], val: list[Trajectory], opts: LSTMTraining,
-               seed: int, device, partial: Path, job: dict, on_epoch=None) -> dict:
-    """Train with the shared loop, resuming from the partial state at `partial` if it is one of
-    `job` (else it is set aside); returns the final training state: best_weights, optimizer, epoch,
-    best_epoch, best_val_loss, history ([epoch, train_loss, val_loss] rows), resumed_from,
-    train_time_s, divergences and divergence_events. `on_epoch(epoch)` is called after each epoch."""
+def training_parts(model: TransitionLSTM, train: list[Trajectory], val: list[Trajectory], opts: LSTMTraining,
+                   device) -> tuple:
+    """What the shared loop needs of the LSTM: (loss_fn, make_batches, select), select the mean
+    validation loss; with `context: transition` every step is a sequence of its own."""
     if opts.context == "transition":
         train, val = as_transitions(train), as_transitions(val)
     elif opts.context != "trajectory":
@@ -129,11 +126,4 @@ def train_lstm(model: TransitionLSTM, train: list[Trajectory], val: list[Traject
         pred, _ = net(inputs, goals)
         return step_losses(pred[mask], targets[mask], mode).mean()
 
-    state = fit(model, loss_fn, make_batches, loop_config(opts), seed=seed, device=device,
-                select=lambda net: evaluate(net, val, opts.batch_size, device), partial=partial, job=job,
-                on_epoch=on_epoch, desc=f"LSTM {mode}", score_name="validation loss")
-    return {"best_weights": state["best_weights"], "optimizer": state["optimizer"], "epoch": state["epoch"],
-            "best_epoch": state["best_epoch"], "best_val_loss": state["best_score"],
-            "history": [[r["epoch"], r["train_loss"], r["score"]] for r in state["history"]],
-            "resumed_from": state["resumed_from"], "train_time_s": state["train_time_s"],
-            "divergences": state["divergences"], "divergence_events": state["divergence_events"]}
+    return loss_fn, make_batches, lambda net: evaluate(net, val, opts.batch_size, device)

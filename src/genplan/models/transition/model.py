@@ -17,6 +17,7 @@ import torch
 from genplan.errors import GenplanError
 from genplan.features import ENCODERS, Encoder, encoder_from_dict
 from genplan.models import checkpoint
+from genplan.models.boosters import booster_from_bytes
 from genplan.models.transition import lstm, xgb
 from genplan.datasets.trajectories import MODES
 
@@ -126,7 +127,7 @@ class TransitionModel:
             parse_model_name("_".join((ident["encoding"], ident["learner"], ident["mode"])))
             encoder = encoder_from_dict(ckpt["vocabulary"])
             if ident["learner"] == "xgb":
-                predictor = xgb.booster_from_bytes(ckpt["weights"])
+                predictor = booster_from_bytes(ckpt["weights"])
             else:
                 predictor = lstm.TransitionLSTM(lstm.LSTMConfig(**ckpt["config"]["network"]))
                 predictor.load_state_dict(ckpt["weights"])
@@ -136,6 +137,7 @@ class TransitionModel:
         except Exception as exc:  # wlplan, xgboost and torch raise their own errors
             raise GenplanError(f"corrupt checkpoint: {type(exc).__name__}: {str(exc)[:200]}", path) from None
         if encoder.dim != ident["dim"]:
-            raise GenplanError(f"corrupt checkpoint: encoder dimension {encoder.dim} != model dimension {ident['dim']}", path)
+            raise GenplanError(f"corrupt checkpoint: encoder dimension {encoder.dim} != model dimension "
+                               f"{ident['dim']}", path)
         return cls(ckpt, encoder, predictor)
 

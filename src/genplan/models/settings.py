@@ -1,0 +1,75 @@
+"""One base for the torch families' settings (PlanGPT, SymT, diffusion): a config model entry
+without the keys that never decide the trained weights, as nested dataclasses.
+
+The keys left out are `SCHEDULING_KEYS` (every family's: which family, seeds, strategies, splits and
+domains to run) and the family's own planning-only keys (`PLANNING_KEYS` in its `family.py`, set
+on its settings class as `planning_keys`). A family's settings class is a dataclass subclass of
+`Settings` whose `network` and `train` fields have dataclass defaults (`field(default_factory=...)`):
+`from_entry` builds them from the entry's mappings. `TrainSettings` holds what every family's
+training shares, and its loop configuration (genplan.training.LoopConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from typing import ClassVar
+
+from genplan.errors import GenplanError
+
+# keys of every model entry that schedule jobs, never a parameter of the weights
+SCHEDULING_KEYS = ("family", "seeds", "strategies", "strategy_splits", "domains")
+
+
+@dataclass
+class TrainSettings:
+    """The shared loop's settings of every sequence family (a family's subclass adds its own)."""
+    epochs: int = 20
+    batch_size: int = 32
+    lr: float = 3e-4
+    warmup_steps: int = 50
+    weight_decay: float = 0.01
+    grad_clip: float | None = 1.0
+    patience: int | None = 5  # selections without a better score before stopping (None: never)
+    checkpoint_every: int = 1  # epochs between partial states
+
+    def loop_config(self, **more):
+        """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
+        from genplan.training import LoopConfig
+
+        return LoopConfig(epochs=self.epochs, lr=self.lr, schedule="cosine", warmup_steps=self.warmup_steps,
+                          min_lr=self.lr / 10, weight_decay=self.weight_decay, grad_clip=self.grad_clip,
+                          checkpoint_every=self.checkpoint_every, patience=self.patience, **more)
+
+    def steps_per_epoch(self, examples: int) -> int:
+        return -(-examples // self.batch_size)
+
+
+@dataclass
+class Settings:
+    """Base of a family's settings dataclass (see the module docstring)."""
+    label: ClassVar[str] = "model"  # the family's name in messages
+    planning_keys: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_entry(cls, entry: dict):
+        """From a config model entry (scheduling and planning keys ignored); GenplanError for an
+        unknown key or a value `problems` refuses."""
+        skip = SCHEDULING_KEYS + cls.planning_keys
+        values = {k: v for k, v in entry.items() if k not in skip}
+        try:
+            for f in fields(cls):
+                if is_dataclass(f.default_factory):  # nested settings, from a mapping (or none: defaults)
+                    values[f.name] = f.default_factory(**(values.get(f.name) or {}))
+            settings = cls(**values)
+        except TypeError as exc:
+            raise GenplanError(f"invalid {cls.label} settings: {exc}") from None
+        problems = settings.problems()
+        if problems:
+            raise GenplanError(f"invalid {cls.label} settings: " + "; ".join(problems))
+        return settings
+
+    def problems(self) -> list[str]:
+        """What is wrong with the values (a family overrides it); [] when nothing."""
+        return []
+
+    def to_dict(self) -> dict:
+        return asdict(self)
