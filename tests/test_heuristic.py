@@ -16,7 +16,7 @@ from conftest import run_cli
 from genplan import registry
 from genplan.datasets.statespace import load_split
 from genplan.planners.base import Problem
-from genplan.planners.search import SearchLimits, descent, gbfs
+from genplan.planners.search import UNLIMITED, Guidance, Rules, SearchLimits, descent, gbfs
 
 SIZES = {"sizes": {"train": [3, 4], "validation": [4], "interpolation": [4], "extrapolation": [7]},
          "per_size": {"train": 2, "validation": 1, "interpolation": 1, "extrapolation": 1}}
@@ -86,6 +86,7 @@ def _problem(blocks, split: str, name: str) -> Problem:
     return Problem(blocks / "problems" / "domain.pddl", blocks / "problems" / split / f"{name}.pddl")
 
 
+@pytest.mark.slow
 def test_training_summary_counts_states_and_reports_the_goal_residual(ridge, blocks):
     summary = json.loads(ridge.with_name("summary.json").read_text())
     spaces = _spaces(blocks)
@@ -97,6 +98,7 @@ def test_training_summary_counts_states_and_reports_the_goal_residual(ridge, blo
     assert (model.family, model.system, model.variant) == ("heuristic", "learned_heuristic", "ridge")
 
 
+@pytest.mark.slow
 def test_inference_features_equal_training_features_and_h_is_small_at_the_goal(ridge, blocks):
     from wlplan.data import DomainDataset
 
@@ -141,6 +143,26 @@ def test_the_search_respects_its_node_limit(blocks, search):
     assert gbfs(task, blind, SearchLimits(time_limit=1e-9)).reason == "time_limit"
 
 
+def test_descent_under_symt_guidance_rules(blocks):
+    """heuristic-greedy's rules: h* still leads to an optimal plan; ties go to the first successor
+    in pymimir's order (the default rules: the lexicographic first); the horizon and the token cap
+    end the walk with reason `horizon`."""
+    space = max(_spaces(blocks), key=len)
+    problem = _problem(blocks, "train", space.name)
+    task = problem.mimir
+    rules = Guidance().rules(len(problem.task.objects))
+    assert rules == Rules("pymimir", "entered", horizon=100, max_tokens=500)
+    res = descent(task, _oracle(task, space), UNLIMITED, rules)
+    assert res.reason == "goal" and len(res.plan) == space.h_star[space.initial] >= 2
+    blind = lambda states: np.zeros(len(states))  # noqa: E731  (every successor ties)
+    successors = [a for a, _ in task.successors(task.initial_state())]
+    res = descent(task, blind, UNLIMITED, Rules("pymimir", "entered", horizon=1))
+    assert (res.reason, res.plan, res.tokens) == ("horizon", successors[:1], len(successors[0]))
+    assert descent(task, blind, UNLIMITED, Rules(horizon=1)).plan == [min(successors)]
+    res = descent(task, blind, UNLIMITED, Rules("pymimir", "entered", max_tokens=len(successors[0])))
+    assert res.reason == "horizon" and res.plan == successors[:1]
+
+
 def test_blind_gbfs_exhausts_a_problem_and_finds_a_plan(blocks):
     space = max(_spaces(blocks), key=len)
     task = _problem(blocks, "train", space.name).mimir
@@ -148,6 +170,7 @@ def test_blind_gbfs_exhausts_a_problem_and_finds_a_plan(blocks):
     assert res.reason == "goal" and res.expanded < len(space)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["gbfs", "descent"])
 def test_solve_plans_an_unseen_larger_problem_and_val_accepts_it(ridge, blocks, strategy, tmp_path):
     problem = next((blocks / "problems" / "extrapolation").glob("*.pddl"))
@@ -157,6 +180,7 @@ def test_solve_plans_an_unseen_larger_problem_and_val_accepts_it(ridge, blocks, 
     assert "Plan valid (VAL)" in res.stdout and out.is_file()
 
 
+@pytest.mark.slow
 def test_evaluate_writes_learned_heuristic_rows(ridge, blocks, tmp_path):
     out = tmp_path / "extrapolation.gbfs.csv"
     _ok(run_cli("evaluate", "--model", ridge, "--benchmark-dir", blocks / "problems", "--split", "extrapolation",
@@ -167,6 +191,7 @@ def test_evaluate_writes_learned_heuristic_rows(ridge, blocks, tmp_path):
     assert json.loads(rows[0]["counters"])["generated"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("learner", ["rank", "xgb"])
 def test_the_other_learners_train_and_plan(blocks, learner):
     ckpt = _train(blocks, learner, n_estimators=20) if learner == "xgb" else _train(blocks, learner)

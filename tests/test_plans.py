@@ -1,8 +1,6 @@
 """Fast Downward and VAL for real: statuses, fallback, VAL verdicts, the plan stage's table."""
 
-import shutil
 
-import pytest
 
 from conftest import run_cli
 from genplan import val

@@ -138,9 +138,9 @@ def test_readout_by_hand():
 def test_config_checks():
     bad = {"family": "symt", "architecture": "encoder", "seeds": [1], "strategies": ["greedy"]}
     assert any("architecture encoder" in p for p in registry.check_models({"m": bad}))
-    good = {**bad, "strategies": ["heuristic-greedy"]}
+    good = {**bad, "strategies": ["heuristic-greedy", "gbfs"]}
     assert registry.check_models({"m": good}) == []
-    ed = {"family": "symt", "seeds": [1], "strategies": ["heuristic-greedy"]}
+    ed = {"family": "symt", "seeds": [1], "strategies": ["gbfs"]}
     assert any("encoder_decoder" in p for p in registry.check_models({"m": ed}))
     from genplan.models.symt.family import identity
 
@@ -195,6 +195,7 @@ def symt(request, gripper_data, tmp_path_factory):  # noqa: F811
     return request.param, out
 
 
+@pytest.mark.slow
 def test_training_summary_and_log(symt):
     arch, ckpt = symt
     summary = json.loads(ckpt.with_name("summary.json").read_text())
@@ -217,6 +218,7 @@ def _strategies(arch):
     return ["heuristic-greedy"] if arch == "encoder" else ["greedy", "greedy-applicable", "greedy-reground"]
 
 
+@pytest.mark.slow
 def test_solve_exits_0_only_for_a_val_valid_plan(symt, gripper_data, tmp_path):  # noqa: F811
     arch, ckpt = symt
     for strategy in _strategies(arch):
@@ -234,6 +236,22 @@ def test_solve_exits_0_only_for_a_val_valid_plan(symt, gripper_data, tmp_path): 
     assert res.returncode != 0 and "offers the strategies" in res.stderr
 
 
+@pytest.mark.slow
+def test_symt_e_plans_with_gbfs_within_its_search_limits(symt, gripper_data, tmp_path):  # noqa: F811
+    """SymT^E's estimate guides the heuristic family's GBFS; its `search` settings limit it."""
+    arch, ckpt = symt
+    problem = gripper_data["files"][2]
+    res = run_cli("solve", "--model", ckpt, DOMAIN, problem, "--strategy", "gbfs", "--out", tmp_path / "plan")
+    if arch != "encoder":
+        assert res.returncode != 0 and "offers the strategies" in res.stderr
+        return
+    assert res.returncode == 0 and "Plan valid (VAL)" in res.stdout, res.stdout + res.stderr[-2000:]
+    res = run_cli("solve", "--model", ckpt, DOMAIN, problem, "--strategy", "gbfs",
+                  "--settings", json.dumps({"search": {"max_expansions": 1}}))
+    assert res.returncode == 1 and "stopped (node_limit)" in res.stdout, res.stdout
+
+
+@pytest.mark.slow
 def test_more_objects_than_the_pool_is_refused(symt, tmp_path):
     from transition_doubles import gripper_problem
 

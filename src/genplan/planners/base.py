@@ -10,6 +10,7 @@ reached the goal is not a solved problem.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -66,3 +67,15 @@ class Planner(Protocol):
     strategy: str
 
     def solve(self, problem: Problem) -> Attempt: ...
+
+
+class Heuristic(Protocol):
+    """A model that scores states (the heuristic family's learned heuristics, SymT^E), as the
+    searches of genplan.planners.search use it: `bind(problem)` gives h for one problem, a function
+    from a list of the problem's pymimir states (those of `problem.mimir`) to one number per state,
+    computed in one batch. pymimir states at the interface, because the searches hold them
+    (successors come from pymimir): a state is converted to what the model reads (wlplan atoms from
+    pymimir's atom indices, the package's fluent atoms) only when it is evaluated, never to be
+    compared or stored. `bind` raises GenplanError for a problem the model cannot represent."""
+
+    def bind(self, problem: Problem) -> Callable[[list], Sequence[float]]: ...

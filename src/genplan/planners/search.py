@@ -1,6 +1,7 @@
 """Heuristic search over pymimir successors: eager greedy best-first search and greedy descent,
-for any heuristic that maps a batch of pymimir states to numbers (a learned heuristic of the
-heuristic family, SymT^E's estimate once it exists, or h* itself in the tests).
+for any model that scores states (`genplan.planners.base.Heuristic`: `bind(problem) -> h`, h a
+map from a batch of the problem's pymimir states to numbers): the heuristic family's learned
+heuristics, SymT^E's estimate, or h* itself in the tests.
 
 Both searches keep the true symbolic state (successors come from pymimir, never from a model) and
 evaluate the new successors of an expanded state in ONE heuristic call.
@@ -11,36 +12,48 @@ evaluate the new successors of an expanded state in ONE heuristic call.
   reopening: GBFS ignores path costs); the goal test is made when a state is generated (the
   initial state: before the search). Successors are generated in the lexicographic order of their
   ground actions' names, so that a run is the same on every machine.
-- `descent` (greedy descent, SymT^E's heuristic guidance): from the current state, move to the
-  successor with the lowest h (ties: the first in the same action order), never to a state the
-  descent has entered before (cycles are cut by this visited set over the whole descent); a goal
-  among the successors is taken at once; when every successor has been entered before, the
-  descent stops (`dead_end`): it does not backtrack.
+- `descent` (greedy descent): from the current state, move to the successor with the lowest h
+  (ties: the first in the successor order), never to a state the descent has entered before
+  (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
+  every successor has been entered before, the descent stops (`dead_end`): it does not backtrack.
+  Its `Rules` say the rest; the defaults are the heuristic family's `descent`: successors in the
+  lexicographic order, a goal among the successors taken at once, no horizon.
+- SymT^E's greedy heuristic guidance (strategy `heuristic-greedy`; SymT paper, Section 5) is
+  descent with `Guidance`'s rules, as the paper leaves them open and as genplan decided them:
+  successors in pymimir's order of applicable actions; the goal test when a state is entered (a
+  goal successor is taken only when its h is the lowest); at most max(horizon_min,
+  horizon_per_object * |objects|) actions (100 and 10, as the transition family's beam) and at
+  most `max_tokens` plan tokens (the paper's 500; an action counts 1 + its arity tokens), reason
+  `horizon`; no expansion or time limit.
 
-Limits (`SearchLimits`): `max_expansions` states expanded (`node_limit` when reached: GBFS stops
-before expanding one more; descent's steps count as expansions) and `time_limit` seconds of wall
-time (`time_limit`), both checked before every expansion. An exhausted open list is `dead_end`
-(GBFS then has proved the problem unsolvable).
+Limits (`SearchLimits`, the `search` settings of gbfs and descent): `max_expansions` states
+expanded (`node_limit` when reached: the search stops before expanding one more; descent's steps
+count as expansions) and `time_limit` seconds of wall time (`time_limit`), both checked before
+every expansion. An exhausted open list is `dead_end` (GBFS then has proved the problem
+unsolvable).
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from genplan.errors import GenplanError
 from genplan.planners.base import Attempt
 
-KINDS = ("gbfs", "descent")
+KINDS = ("gbfs", "descent", "heuristic-greedy")
+ORDERS = ("lexicographic", "pymimir")
+GOAL_TESTS = ("generated", "entered")
 
 
 @dataclass(frozen=True)
 class SearchLimits:
-    max_expansions: int = 100_000
+    max_expansions: int | float = 100_000
     time_limit: float = 60.0  # seconds, per problem
 
     def __post_init__(self):
@@ -48,7 +61,7 @@ class SearchLimits:
             raise ValueError(f"invalid search limits: {self}")
 
     @classmethod
-    def from_settings(cls, settings: dict | None) -> "SearchLimits":
+    def from_settings(cls, settings: dict | None) -> SearchLimits:
         settings = dict(settings or {})
         unknown = sorted(set(settings) - {"max_expansions", "time_limit"})
         if unknown:
@@ -56,24 +69,74 @@ class SearchLimits:
         return cls(**settings)
 
 
+UNLIMITED = SearchLimits(math.inf, math.inf)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How `descent` walks (module docstring)."""
+
+    order: str = "lexicographic"  # of the successors: lexicographic (actions' names) | pymimir (its own)
+    goal_test: str = "generated"  # generated: a goal successor taken at once | entered: tested on entering
+    horizon: int | None = None  # actions at most (reason `horizon`)
+    max_tokens: int | None = None  # plan tokens at most, 1 + arity an action (reason `horizon`)
+
+    def __post_init__(self):
+        if self.order not in ORDERS or self.goal_test not in GOAL_TESTS:
+            raise ValueError(f"invalid descent rules: {self}")
+
+
+@dataclass(frozen=True)
+class Guidance:
+    """SymT's greedy heuristic guidance: descent's rules for one problem from its objects."""
+
+    horizon_min: int = 100
+    horizon_per_object: int = 10
+    max_tokens: int = 500
+
+    @classmethod
+    def from_settings(cls, settings: dict | None, max_tokens: int = 500) -> Guidance:
+        """From planning settings: `decode` (horizon_min, horizon_per_object) and `generate`
+        (max_tokens; `max_tokens` when unset, the model's own cap)."""
+        settings = settings or {}
+        decode, generate = settings.get("decode") or {}, settings.get("generate") or {}
+        return cls(int(decode.get("horizon_min", 100)), int(decode.get("horizon_per_object", 10)),
+                   int(generate.get("max_tokens", max_tokens)))
+
+    def rules(self, objects: int) -> Rules:
+        horizon = max(self.horizon_min, self.horizon_per_object * objects)
+        return Rules("pymimir", "entered", horizon, self.max_tokens)
+
+
 @dataclass
 class SearchResult:
     plan: list  # ground actions, package representation
-    reason: str  # goal | node_limit | time_limit | dead_end
+    reason: str  # goal | node_limit | time_limit | dead_end | horizon
     expanded: int = 0
     generated: int = 0
     evaluated: int = 0  # states given to the heuristic
     heuristic_calls: int = 0
     h_init: float | None = None
+    tokens: int = 0  # plan tokens (descent: 1 + arity an action)
     time: float = 0.0
     counters: dict = field(default_factory=dict)
 
 
-def _successors(task, state) -> list[tuple[tuple, object]]:
-    """(action, successor state) pairs in the lexicographic order of the actions' names."""
+def _successors(task, state, order: str = "lexicographic") -> list[tuple[tuple, object]]:
+    """(action, successor state) pairs in pymimir's order or the lexicographic order of the actions' names."""
+    if order == "pymimir":
+        return task.successors(state)
     pairs = [(task.action(a), a) for a in state.generate_applicable_actions()]
     pairs.sort(key=lambda p: p[0])
     return [(name, a.apply(state)) for name, a in pairs]
+
+
+def _evaluate(heuristic: Callable[[list], np.ndarray], states: list, res: SearchResult) -> np.ndarray:
+    """h of a batch of states in one call, counted in `res`."""
+    h = np.asarray(heuristic(states), dtype=np.float64)
+    res.evaluated += len(states)
+    res.heuristic_calls += 1
+    return h
 
 
 def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) -> SearchResult:
@@ -84,11 +147,10 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
     if task.is_goal(s0):
         res.reason = "goal"
         return _done(res, start)
-    h0 = float(heuristic([s0])[0])
-    res.h_init, res.evaluated, res.heuristic_calls = h0, 1, 1
+    res.h_init = float(_evaluate(heuristic, [s0], res)[0])
     states, parent, via = [s0], [-1], [None]  # node id -> state, parent node, action
     seen = {s0.get_index()}
-    open_list = [(h0, 0, 0)]  # (h, generation order, node)
+    open_list = [(res.h_init, 0, 0)]  # (h, generation order, node)
     counter = 1
     while open_list:
         if _stopped(res, limits, start):
@@ -111,10 +173,7 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
                 return _done(res, start)
             new.append(child)
         if new:
-            h = heuristic([states[c] for c in new])
-            res.evaluated += len(new)
-            res.heuristic_calls += 1
-            for c, value in zip(new, np.asarray(h, dtype=np.float64).tolist()):
+            for c, value in zip(new, _evaluate(heuristic, [states[c] for c in new], res).tolist()):
                 heapq.heappush(open_list, (value, counter, c))
                 counter += 1
     return _done(res, start)  # open list exhausted: no plan exists
@@ -131,39 +190,57 @@ def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:
     return True
 
 
-def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) -> SearchResult:
+def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits,
+            rules: Rules = Rules()) -> SearchResult:
     """Greedy descent from the task's initial state (see the module docstring)."""
     start = time.perf_counter()
     state = task.initial_state()
     res = SearchResult([], "dead_end")
     visited = {state.get_index()}
-    if task.is_goal(state):
-        res.reason = "goal"
-        return _done(res, start)
-    while True:
-        if _stopped(res, limits, start):
-            return _done(res, start)
+    while not _ends(task, state, res, limits, rules, start):
         res.expanded += 1
         fresh = []
-        for action, succ in _successors(task, state):
+        for action, succ in _successors(task, state, rules.order):
             res.generated += 1
             if succ.get_index() in visited:
                 continue
-            if task.is_goal(succ):
-                res.plan.append(action)
-                res.reason = "goal"
+            if rules.goal_test == "generated" and task.is_goal(succ):
+                if _take(action, res, rules):
+                    res.reason = "goal"
                 return _done(res, start)
             fresh.append((action, succ))
         if not fresh:
-            return _done(res, start)  # every successor entered before: stuck
-        h = np.asarray(heuristic([s for _, s in fresh]), dtype=np.float64)
-        res.evaluated += len(fresh)
-        res.heuristic_calls += 1
+            res.reason = "dead_end"  # every successor entered before: stuck
+            break
+        h = _evaluate(heuristic, [s for _, s in fresh], res)
         if res.h_init is None:
             res.h_init = float(h.min())
         action, state = fresh[int(np.argmin(h))]  # argmin: the first of equal values
+        if not _take(action, res, rules):
+            break
         visited.add(state.get_index())
-        res.plan.append(action)
+    return _done(res, start)
+
+
+def _ends(task, state, res: SearchResult, limits: SearchLimits, rules: Rules, start: float) -> bool:
+    """The descent ends before expanding `state`: a goal, the horizon, or a limit (the reason set)."""
+    if task.is_goal(state):
+        res.reason = "goal"
+    elif rules.horizon is not None and len(res.plan) >= rules.horizon:
+        res.reason = "horizon"
+    else:
+        return _stopped(res, limits, start)
+    return True
+
+
+def _take(action, res: SearchResult, rules: Rules) -> bool:
+    """Add the action to the plan, unless it passes the token cap (reason `horizon`)."""
+    if rules.max_tokens is not None and res.tokens + len(action) > rules.max_tokens:
+        res.reason = "horizon"
+        return False
+    res.tokens += len(action)
+    res.plan.append(action)
+    return True
 
 
 def _path(node: int, parent: list, via: list) -> list:
@@ -180,26 +257,38 @@ def _done(res: SearchResult, start: float) -> SearchResult:
 
 
 class HeuristicSearchPlanner:
-    """The planner interface (genplan.planners.base) over `gbfs` or `descent` with a model that
-    has `bind(problem) -> heuristic` (the heuristic family's `HeuristicModel`)."""
+    """The planner interface (genplan.planners.base) over `gbfs`, `descent` or `heuristic-greedy`
+    (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
+    model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
+    (heuristic-greedy's horizon and token cap, `max_tokens` when `generate` has none)."""
 
-    def __init__(self, model, strategy, settings: dict | None = None):
+    def __init__(self, model, strategy, settings: dict | None = None, max_tokens: int = 500):
         if strategy.kind not in KINDS:
             raise ValueError(f"the heuristic search cannot run strategy {strategy.name!r}; kinds {list(KINDS)}")
-        self.model = model
-        self.strategy = strategy.name
-        self._search = gbfs if strategy.kind == "gbfs" else descent
-        self.limits = SearchLimits.from_settings(settings)
+        self.model, self.strategy, self.kind = model, strategy.name, strategy.kind
+        settings = settings or {}
+        guided = self.kind == "heuristic-greedy"
+        self.guidance = Guidance.from_settings(settings, max_tokens) if guided else None
+        self.limits = UNLIMITED if guided else SearchLimits.from_settings(settings.get("search"))
 
     def solve(self, problem) -> Attempt:
         start = time.perf_counter()
         try:
             heuristic = self.model.bind(problem)
             task = problem.mimir
-        except GenplanError as exc:
+        except GenplanError as exc:  # e.g. more objects than the model's object tokens
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
-        res = self._search(task, heuristic, self.limits)
+        if self.kind == "gbfs":
+            return self._attempt(gbfs(task, heuristic, self.limits), start)
+        rules = self.guidance.rules(len(problem.task.objects)) if self.guidance else Rules()
+        return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)
+
+    def _attempt(self, res: SearchResult, start: float, horizon: int | None = None) -> Attempt:
+        elapsed = time.perf_counter() - start
+        if self.guidance is not None:  # a walk: steps are its actions, counted in tokens as a sequence
+            return Attempt(res.plan, res.reason, elapsed, steps=len(res.plan), horizon=horizon,
+                           model_calls=res.heuristic_calls, states_expanded=res.expanded, tokens_generated=res.tokens)
         counters = {"generated": res.generated, "evaluated": res.evaluated, "h_init": res.h_init,
                     "max_expansions": self.limits.max_expansions, "time_limit": self.limits.time_limit}
-        return Attempt(res.plan, res.reason, time.perf_counter() - start, steps=res.expanded,
-                       model_calls=res.heuristic_calls, states_expanded=res.expanded, counters=counters)
+        return Attempt(res.plan, res.reason, elapsed, steps=res.expanded, model_calls=res.heuristic_calls,
+                       states_expanded=res.expanded, counters=counters)

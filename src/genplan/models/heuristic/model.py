@@ -7,7 +7,8 @@ vocabulary is the WL encoder (`genplan.features.wl.WLEncoder.to_dict()`, the col
 on the training states); its weights {"w", "b"} tensors for the linear learners or XGBoost's UBJ
 model as bytes.
 
-`bind(problem)` gives a `BoundHeuristic` for one problem: it maps a batch of pymimir states to
+`bind(problem)` gives a `BoundHeuristic` for one problem (the interface of the searches,
+genplan.planners.base.Heuristic): it maps a batch of pymimir states to
 wlplan states (each pymimir atom converted once, static atoms added to every state exactly as at
 training), embeds the whole batch with ONE wlplan call, and applies the learner to the feature
 matrix in one numpy (or XGBoost) call."""
@@ -60,7 +61,7 @@ class HeuristicModel:
             raise GenplanError(f"corrupt checkpoint: its WL encoder cannot be read ({exc})", path) from None
         weights = envelope["weights"]
         if learner == "xgb":
-            from genplan.models.transition.xgb import booster_from_bytes
+            from genplan.models.boosters import booster_from_bytes
 
             return cls(envelope, encoder, learner, booster=booster_from_bytes(weights, threads=1))
         try:
@@ -91,7 +92,7 @@ class HeuristicModel:
     def parameters(self) -> int:
         """Learned numbers: weights and intercept, or tree nodes."""
         if self._booster is not None:
-            from genplan.models.transition.xgb import tree_stats
+            from genplan.models.boosters import tree_stats
 
             return tree_stats(self._booster)["nodes"]
         return self.dim + 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -84,22 +84,25 @@ def _dataset(encoder, space, idx: np.ndarray):
                                          for i in idx.tolist()])
 
 
-def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
-                    summary_json=None, threads: int = 1, device: str = "auto") -> dict:
-    from genplan.datasets.statespace import load_split
-    from genplan.features import wlplan_edge as edge
-    from genplan.features.wl import WLEncoder
-    from genplan.models import checkpoint
-    from genplan.planners.solve import domain_key
-    from genplan.stages.trajectories import domain_file, load
-    from wlplan.data import DomainDataset
+@dataclass
+class Features:
+    """The training states' WL features merged into distinct weighted rows (`learners.dedupe`):
+    X, y, weight; `rows[k]` maps the chosen states of space k to their row of X."""
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+    rows: list[np.ndarray]
+    n_states: int
 
-    start, cpu_start = time.perf_counter(), time.process_time()
-    learner = entry.get("learner", "ridge")
-    if learner not in learners.LEARNERS:
-        raise GenplanError(f"Unknown value {learner=}. Must be from {list(learners.LEARNERS)}")
-    opts = _options(entry.get("train") or {})
-    enc_opts = {"iterations": 2, "multiset_hash": True, "statics": True, **(entry.get("encoder") or {})}
+
+def _read(name: str, domain: str, files: dict, enc_opts: dict):
+    """The training trajectories document, the state spaces and the encoder of the domain (its
+    WL colours not collected yet); GenplanError for missing files or another domain's data."""
+    from genplan.datasets.statespace import load_split
+    from genplan.domains import domain_key
+    from genplan.features.wl import WLEncoder
+    from genplan.stages.trajectories import domain_file, load
+
     tables = _files(files.get("train", []), ".csv")
     trajs = _files(files.get("train", []), ".json.gz")
     if len(tables) != 1 or not trajs:
@@ -107,23 +110,29 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
                            f"train.csv, its .npz files beside it) and the training trajectories; got {files.get('train')}")
     doc = load(trajs[0])
     spaces = load_split(tables[0].with_suffix(""))
-    rng = np.random.default_rng(seed)
     with domain_file(doc, trajs[0]) as dom_path:
         if domain_key(dom_path) != domain:
             raise GenplanError(f"--domain {domain!r} is not the domain of the training data ({domain_key(dom_path)!r})",
                                trajs[0])
         encoder = WLEncoder(dom_path, **enc_opts)
-    pddl_domain = spaces[0].domain_name
-    chosen = _select(spaces, opts, learner, rng)
+    return doc, spaces, encoder
+
+
+def _features(name: str, doc: dict, spaces, chosen, encoder, weighting: str):
+    """The encoder with the colours of the chosen training states (and only those) and their
+    features, space by space, merged into distinct weighted rows."""
+    from wlplan.data import DomainDataset
+
+    from genplan.features import wlplan_edge as edge
+    from genplan.features.wl import WLEncoder
+
     datasets = [_dataset(encoder, sp, idx) for sp, idx in progress(list(zip(spaces, chosen)), total=len(spaces),
                                                                      desc=f"{name} states")]
     fg = edge.new_generator(encoder.domain, encoder.iterations, encoder.multiset_hash)
-    # the colours of the training states only
     edge.collect(fg, DomainDataset(encoder.domain, [d for d, idx in zip(datasets, chosen) if len(idx)]))
     encoder = WLEncoder.from_dict({"name": "wl", "domain_file": doc["domain_file"], "iterations": encoder.iterations,
                                    "multiset_hash": encoder.multiset_hash, "statics": encoder.statics,
                                    "generator": edge.generator_to_text(fg)})
-    # features, space by space, merged into distinct weighted rows
     Xs, ys, ws, inverses = [], [], [], []
     for data, sp, idx in progress(list(zip(datasets, spaces, chosen)), total=len(spaces), desc=f"{name} features"):
         X = np.zeros((0, fg.get_n_features()), dtype=np.float32)  # no state of this space drawn
@@ -131,84 +140,115 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
             X = np.asarray(fg.embed(DomainDataset(encoder.domain, [data])), dtype=np.float32)
             X = X.reshape(len(idx), fg.get_n_features())
         h = sp.h_star[idx]
-        Xu, yu, wu, inv = learners.dedupe(X, h.astype(np.float64), learners.state_weights(h, opts.weighting))
+        Xu, yu, wu, inv = learners.dedupe(X, h.astype(np.float64), learners.state_weights(h, weighting))
         Xs.append(Xu)
         ys.append(yu)
         ws.append(wu)
         inverses.append(inv)
     offsets = np.cumsum([0] + [len(x) for x in Xs])
     X, y, weight, inv_all = learners.dedupe(np.concatenate(Xs), np.concatenate(ys), np.concatenate(ws))
-    X = X.astype(np.float64)
     n_states = int(sum(len(c) for c in chosen))
     weight *= n_states / weight.sum()  # alpha means the same under every weighting
-    dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
-    log.info("%s %s: %d training states (%d dead ends left out), %d distinct feature rows, %d WL features",
-             name, domain, n_states, dead, len(X), X.shape[1])
+    rows = [inv_all[offsets[k] + inverses[k]] for k in range(len(spaces))]
+    return encoder, Features(X.astype(np.float64), y, weight, rows, n_states)
 
-    fit_start, extra = time.perf_counter(), {}
-    history_header, history = ["round", "train_rmse"], []
+
+def _fit(learner: str, feats: Features, spaces, chosen, opts, seed: int, threads: int, device: str):
+    """(weights of the checkpoint, extra summary fields, training log rows) of one learner."""
+    X, y, weight = feats.X, feats.y, feats.weight
+    if learner == "xgb":
+        from genplan.models.boosters import booster_to_bytes
+
+        booster, rmse = learners.fit_xgb(X, y, weight, opts, seed, threads, "cuda" if _cuda(device) else "cpu")
+        return booster_to_bytes(booster), {"xgb_trees": int(booster.num_boosted_rounds())}, \
+            [[i + 1, r] for i, r in enumerate(rmse)]
+    extra = {}
     if learner == "ridge":
         w, b = learners.fit_ridge(X, y, weight, opts.alpha)
-    elif learner == "rank":
+    else:
         better, worse = [], []
-        for k, (sp, idx) in enumerate(zip(spaces, chosen)):
+        for sp, idx, rows in zip(spaces, chosen, feats.rows):
             pos = np.full(len(sp), -1, dtype=np.int64)
-            pos[idx] = inv_all[offsets[k] + inverses[k]]  # state -> global distinct row
+            pos[idx] = rows  # state -> global distinct row
             bs, ws_ = learners.rank_pairs(sp.h_star, sp.src, sp.dst)
             ok = (pos[bs] >= 0) & (pos[ws_] >= 0)
             better.append(pos[bs[ok]])
             worse.append(pos[ws_[ok]])
         w, b, extra = learners.fit_rank(X, np.concatenate(better), np.concatenate(worse), opts.alpha,
                                         opts.rank_iterations)
-    else:
-        booster, rmse = learners.fit_xgb(X, y, weight, opts, seed, threads, "cuda" if _cuda(device) else "cpu")
-        history = [[i + 1, r] for i, r in enumerate(rmse)]
+    import torch
+
+    weights = {"w": torch.tensor(w, dtype=torch.float64), "b": torch.tensor(float(b), dtype=torch.float64)}
+    return weights, {f"rank_{k}": v for k, v in extra.items()}, []
+
+
+def _fit_scores(model, feats: Features, spaces, chosen) -> dict:
+    """The fit on the training rows: weighted RMSE, and |h| at the goal states' rows."""
+    pred = model.predict(feats.X)
+    goal_rows = np.unique(np.concatenate([rows[sp.is_goal[idx]] for sp, idx, rows in zip(spaces, chosen, feats.rows)]))
+    w = feats.weight
+    return {"train_rmse": float(np.sqrt(w @ (pred - feats.y) ** 2 / w.sum())), "goal_rows": int(len(goal_rows)),
+            "goal_abs_h_max": float(np.abs(pred[goal_rows]).max()) if len(goal_rows) else None}
+
+
+def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
+                    summary_json=None, threads: int = 1, device: str = "auto") -> dict:
+    from genplan.models import checkpoint
+    from genplan.models.heuristic.model import HeuristicModel
+    from genplan.stages.trajectories import load
+
+    start, cpu_start = time.perf_counter(), time.process_time()
+    learner = entry.get("learner", "ridge")
+    if learner not in learners.LEARNERS:
+        raise GenplanError(f"Unknown value {learner=}. Must be from {list(learners.LEARNERS)}")
+    opts = _options(entry.get("train") or {})
+    enc_opts = {"iterations": 2, "multiset_hash": True, "statics": True, **(entry.get("encoder") or {})}
+    doc, spaces, encoder = _read(name, domain, files, enc_opts)
+    chosen = _select(spaces, opts, learner, np.random.default_rng(seed))
+    encoder, feats = _features(name, doc, spaces, chosen, encoder, opts.weighting)
+    dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
+    log.info("%s %s: %d training states (%d dead ends left out), %d distinct feature rows, %d WL features",
+             name, domain, feats.n_states, dead, len(feats.X), feats.X.shape[1])
+    fit_start = time.perf_counter()
+    weights, extra, history = _fit(learner, feats, spaces, chosen, opts, seed, threads, device)
     fit_time = time.perf_counter() - fit_start
 
-    identity = {"name": name, "domain": domain, "pddl_domain": pddl_domain, "seed": seed, "learner": learner,
-                "dim": int(X.shape[1])}
-    if learner == "xgb":
-        from genplan.models.transition.xgb import booster_to_bytes
-
-        weights = booster_to_bytes(booster)
-    else:
-        import torch
-
-        weights = {"w": torch.tensor(w, dtype=torch.float64), "b": torch.tensor(float(b), dtype=torch.float64)}
+    identity = {"name": name, "domain": domain, "pddl_domain": spaces[0].domain_name, "seed": seed,
+                "learner": learner, "dim": int(feats.X.shape[1])}
     config = {"learner": learner, "train": asdict(opts), "encoder": enc_opts}
     envelope = checkpoint.envelope("heuristic", identity, weights, config, encoder.to_dict(),
                                    {"fit_time_s": fit_time}, {})
-    from genplan.models.heuristic.model import HeuristicModel
-
     model = HeuristicModel.from_envelope(envelope, out)
-    pred = model.predict(X)
-    goal_rows = np.unique(np.concatenate([inv_all[offsets[k] + inverses[k]][sp.is_goal[idx]]
-                                          for k, (sp, idx) in enumerate(zip(spaces, chosen))]))
+    xgb_trees = extra.pop("xgb_trees", None)
     summary = {
-        "model": name, "family": "heuristic", "domain": domain, "seed": seed, "learner": learner,
+        "model": name, "family": "heuristic", "system": model.system, "variant": model.variant, "domain": domain,
+        "seed": seed, "learner": learner,
         "device": "cuda" if learner == "xgb" and _cuda(device) else "cpu", "threads": threads,
-        "feature_dim": int(X.shape[1]), "parameters": model.parameters(),
-        "train_problems": len(spaces), "train_states": n_states, "dead_ends_excluded": dead,
-        "distinct_rows": int(len(X)), "train_rmse": float(np.sqrt(weight @ (pred - y) ** 2 / weight.sum())),
-        "goal_rows": int(len(goal_rows)), "goal_abs_h_max": float(np.abs(pred[goal_rows]).max()) if len(goal_rows) else None,
-        "fit_time_s": fit_time, **{f"rank_{k}": v for k, v in extra.items()},
-        **_validation_scores(model, files.get("validation", []), load),
+        "feature_dim": int(feats.X.shape[1]), "parameters": model.parameters(),
+        "train_problems": len(spaces), "train_states": feats.n_states, "dead_ends_excluded": dead,
+        "distinct_rows": int(len(feats.X)), **_fit_scores(model, feats, spaces, chosen),
+        "fit_time_s": fit_time, **extra, **_validation_scores(model, files.get("validation", []), load),
     }
-    if learner == "xgb":
-        summary["xgb_trees"] = int(booster.num_boosted_rounds())
+    if xgb_trees is not None:
+        summary["xgb_trees"] = xgb_trees
     summary["job_time_s"] = time.perf_counter() - start
     summary["cpu_time_s"] = time.process_time() - cpu_start
     envelope["summary"] = summary
     checkpoint.save(out, envelope)
-    if log_csv:
-        if not history:
-            history_header, history = ["step", "train_rmse"], [[1, summary["train_rmse"]]]
-        atomic.write_text(log_csv, csv_text([dict(zip(history_header, r)) for r in history], history_header))
-    if summary_json:
-        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
+    _write_outputs(log_csv, summary_json, summary, history)
     log.info("%s %s (%s): train RMSE %.3f, goal |h| max %s, %.1f s", name, domain, learner, summary["train_rmse"],
              summary["goal_abs_h_max"], summary["job_time_s"])
     return summary
+
+
+def _write_outputs(log_csv, summary_json, summary: dict, history: list) -> None:
+    """The training log (the booster's RMSE per round, else one row of the fit's RMSE) and summary."""
+    if log_csv:
+        header = ["round", "train_rmse"] if history else ["step", "train_rmse"]
+        history = history or [[1, summary["train_rmse"]]]
+        atomic.write_text(log_csv, csv_text([dict(zip(header, r)) for r in history], header))
+    if summary_json:
+        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
 
 
 def _cuda(device: str) -> bool:

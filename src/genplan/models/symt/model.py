@@ -20,13 +20,15 @@ equations. `SymT` holds what planning needs and goes in and out of the checkpoin
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import torch
 from torch import nn
 
 from genplan.errors import GenplanError
-from genplan.registry import SCHEDULING_KEYS
+from genplan.models import settings as base
+from genplan.models.symt.family import PLANNING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
 # rename-both / rename-one: the paper's contrastive pairs; without contrastive weights one copy, renamed at
@@ -49,21 +51,15 @@ class NetworkSettings:
 
 
 @dataclass
-class TrainSettings:
-    epochs: int = 20
-    batch_size: int = 32
-    lr: float = 3e-4
-    warmup_steps: int = 50
-    weight_decay: float = 0.01
-    grad_clip: float | None = 1.0
-    patience: int | None = 5
+class TrainSettings(base.TrainSettings):
     examples: int = 2000  # states sampled from the training state spaces
     val_examples: int = 500  # validation states (along the validation plans) at most
-    checkpoint_every: int = 1
 
 
 @dataclass
-class SymTSettings:
+class SymTSettings(base.Settings):
+    label: ClassVar[str] = "SymT"
+    planning_keys: ClassVar[tuple[str, ...]] = PLANNING_KEYS
     architecture: str = "encoder_decoder"  # encoder (SymT^E) | encoder_decoder (SymT^ED)
     object_pool: int | dict = 32
     per_type: bool = False
@@ -82,7 +78,8 @@ class SymTSettings:
             raise GenplanError(f"Unknown value decoder_positions={self.network.decoder_positions!r}. "
                                f"Must be from {list(DECODER_POSITIONS)}")
         if len(self.loss_weights) != 3 or any(not isinstance(w, (int, float)) or w < 0 for w in self.loss_weights):
-            raise GenplanError(f"loss_weights must be three non-negative numbers [w1, w2, w3], not {self.loss_weights!r}")
+            raise GenplanError(f"loss_weights must be three non-negative numbers [w1, w2, w3], "
+                               f"not {self.loss_weights!r}")
         if self.contrastive and self.rename in ("random", "sorted"):
             raise GenplanError(f"contrastive loss weights need renamed pairs: rename rename-both or rename-one, "
                                f"not {self.rename}")
@@ -90,20 +87,6 @@ class SymTSettings:
     @property
     def contrastive(self) -> bool:
         return bool(self.loss_weights[1] or self.loss_weights[2])
-
-    @classmethod
-    def from_entry(cls, entry: dict) -> "SymTSettings":
-        """From a config model entry (family, seeds, strategies and planning settings ignored)."""
-        skip = SCHEDULING_KEYS + ("decode",)
-        keys = {k: v for k, v in entry.items() if k not in skip}
-        try:
-            return cls(**{**keys, "network": NetworkSettings(**(keys.get("network") or {})),
-                          "train": TrainSettings(**(keys.get("train") or {}))})
-        except TypeError as exc:
-            raise GenplanError(f"invalid SymT settings: {exc}") from None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class AtomEmbedding(nn.Module):
@@ -225,18 +208,21 @@ class SymT:
         return out.logits[:, -1, :].float(), (memory, mask, out.past)
 
     # --- SymT^E ------------------------------------------------------------------------------------
-    def heuristic_of(self, task):
-        """A function from fluent-atom sets of `task`'s states to h values (objects renamed in
-        pool order, as every strategy does at evaluation); GenplanError when the problem has more
-        objects than the model's pool."""
+    def bind(self, problem):
+        """h of `problem`'s pymimir states, one batch a call (genplan.planners.base.Heuristic):
+        each state's fluent atoms with the statics and the goal, objects renamed in pool order, as
+        every strategy does at evaluation; GenplanError when the problem has more objects than the
+        model's pool."""
         from genplan.tokens.atom_rows import encode_atom_set
         from genplan.tokens.renaming import Renaming
         from genplan.tokens.types import object_types
 
+        task = problem.task
         renaming = Renaming.identity_order(task.objects, object_types(self.domain_info, task), self.vocab,
                                            per_type=self.settings.per_type)
+        mimir = problem.mimir
         return lambda states: self.heuristic_values(
-            [encode_atom_set(s, task.goal, renaming, self.vocab, task.statics) for s in states])
+            [encode_atom_set(mimir.fluents(s), task.goal, renaming, self.vocab, task.statics) for s in states])
 
     def heuristic_values(self, atom_sets: list[list[list[int]]]) -> list[float]:
         """h of several states (each given as its atom rows), in one batch."""
@@ -248,7 +234,7 @@ class SymT:
 
     @classmethod
     def from_envelope(cls, env: dict, path) -> "SymT":
-        from genplan.models.plangpt.model import domain_of_text
+        from genplan.datasets.domain_text import domain_of_text
         from genplan.tokens.atom_rows import check_atom_vocabulary
         from genplan.tokens.vocab import Vocabulary
 

@@ -24,6 +24,8 @@ import json
 
 import numpy as np
 
+from genplan.models.boosters import booster_json
+
 
 class UnsupportedForest(ValueError):
     """The booster is not a plain squared-error regression forest this evaluator reproduces."""
@@ -58,7 +60,7 @@ class Forest:
     """The trees of a booster flattened into node arrays; `predict` as `Booster.inplace_predict`."""
 
     def __init__(self, booster):
-        model = json.loads(booster.save_raw("json"))
+        model = booster_json(booster)
         learner = model["learner"]
         gb = learner["gradient_booster"]
         if gb.get("name") != "gbtree":

@@ -7,7 +7,6 @@ early stopping on the validation rows; the booster is cut at its best iteration.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -52,23 +51,6 @@ def train_xgb(X: np.ndarray, y: np.ndarray, Xv: np.ndarray, yv: np.ndarray, opts
     log.info("XGBoost: %d rounds, best %d (validation rmse %.6f), %.1f s", rounds, best + 1, history[best][2], elapsed)
     return booster, {"history": history, "best_iteration": best + 1, "rounds": rounds,
                      "best_val_loss": history[best][2], "train_time_s": elapsed}
-
-
-def tree_stats(booster: xgb.Booster) -> dict:
-    """Number of trees and of tree nodes in the booster."""
-    trees = json.loads(booster.save_raw("json"))["learner"]["gradient_booster"]["model"]["trees"]
-    return {"trees": len(trees), "nodes": sum(int(t["tree_param"]["num_nodes"]) for t in trees)}
-
-
-def booster_to_bytes(booster: xgb.Booster) -> bytes:
-    return bytes(booster.save_raw("ubj"))
-
-
-def booster_from_bytes(data: bytes, threads: int = 1) -> xgb.Booster:
-    booster = xgb.Booster()
-    booster.load_model(bytearray(data))
-    booster.set_param({"nthread": threads, "device": "cpu"})
-    return booster
 
 
 def compile_forest(booster: xgb.Booster):
