@@ -1,10 +1,11 @@
 """The model-family seams: strategy names, the family registry and its config checks, the
-checkpoint envelope (old transition checkpoints keep loading), a planner over a model held in
+checkpoint envelope (other formats and versions refused), a planner over a model held in
 memory, the results layout and the `genplan train` command for a named model."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -23,7 +24,7 @@ from genplan.planners.solve import solve_and_validate
 def test_strategy_names_read_as_their_parameters():
     s = strategies.parse("beam3-reference-nostatics")
     assert (s.kind, s["width"], s["beam"], s["statics"]) == ("beam", 3, "reference", False)
-    assert strategies.beam_mode(s) == "reference-nostatics" and strategies.from_beam_mode("pooled") == "beam3-pooled"
+    assert strategies.beam_mode(s) == "reference-nostatics"
     assert strategies.parse("topp0.9x10").params == {"p": 0.9, "samples": 10}
     assert strategies.parse("multibeam10")["beams"] == 10 and strategies.parse("unmask-T20")["steps"] == 20
     for bad in ("beam0-pooled", "beam3-greedy", "beam3", "topp2x3", "topp0.0x3", "topp.9x10", "unmask-20", ""):
@@ -51,6 +52,36 @@ def test_the_registry_refuses_what_a_family_does_not_offer():
     assert "models.b.strategies: 'greedy' is a greedy strategy; family transition offers ['beam']" in problems[1]
     assert problems[2].startswith("models.c: strategy 'beam3-pooled-nostatics' drops static atoms")
     assert "Unknown value strategy='beam-3'" in problems[3]
+
+
+def test_families_declare_what_never_decides_their_weights():
+    entry = _entry(decode={"horizon_min": 5}, strategy_splits={}, domains=["blocks"])
+    assert registry.weight_settings(entry) == {"family": "transition", "encoding": "wl", "learner": "xgb",
+                                               "mode": "delta", "encoder": {}, "train": {}}
+    assert registry.planning_settings(entry) == {"decode": {"horizon_min": 5}}
+    for fam in registry.FAMILIES.values():  # each planning key is a setting of its entry's schema
+        assert set(fam.planning_keys) <= set(fam.schema()[fam.name]["properties"]), fam.name
+
+
+def test_a_family_registers_once_and_the_schema_takes_it_in(monkeypatch):
+    from genplan.configuration import schema
+
+    extra = registry.Family("blind", "sixth_family.family", ("trajectories",), ("gbfs",), gpu=False,
+                            default_strategy="gbfs")
+    monkeypatch.setattr(registry, "FAMILIES", dict(registry.FAMILIES))
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "fixtures"))
+    registry.register(extra)
+    with pytest.raises(ValueError, match="registered already"):
+        registry.register(extra)
+    with pytest.raises(ValueError, match="trains from"):
+        registry.register(registry.Family("x", "m", ("plans",), (), gpu=False, default_strategy=""))
+    schema.cache_clear()
+    try:
+        defs = schema()["$defs"]
+        assert defs["model"]["properties"]["family"]["enum"][-1] == "blind" and "blind" in defs
+        assert registry.check_models({"b": {"family": "blind", "seeds": [1], "strategies": ["gbfs"]}}) == []
+    finally:
+        schema.cache_clear()
 
 
 def test_results_layout_round_trips():
@@ -101,23 +132,14 @@ def test_named_models_train_and_load_through_the_envelope(named_model):
         registry.load_model(named_model, expect_domain="blocks")
 
 
-def test_version_1_transition_checkpoints_keep_loading(named_model, tmp_path):
+def test_checkpoints_of_other_formats_versions_or_families_are_refused(named_model, tmp_path):
     env = checkpoint.read(named_model)
-    ident = env["identity"]
-    v1 = {"format": "genplan-transition-model", "version": 1, **{k: ident[k] for k in (
-        "name", "domain", "pddl_domain", "encoding", "learner", "mode", "seed", "dim")},
-        "config": env["config"], "encoder": env["vocabulary"], "weights": env["weights"], "training": env["training"],
-        "summary": env["summary"]}
-    old = tmp_path / "v1.ckpt"
-    torch.save(v1, old)
-    model = registry.load_model(old, expect_domain="gripper")
-    assert (model.name, model.dim) == ("my_model", ident["dim"])
-    torch.save({**v1, "version": 7}, old)
-    with pytest.raises(GenplanError, match="retrain it"):
-        registry.load_model(old)
-    torch.save({**env, "family": "chess"}, old)
-    with pytest.raises(GenplanError, match="unknown family 'chess'"):
-        registry.load_model(old)
+    old = tmp_path / "old.ckpt"
+    for bad, message in (({"format": "genplan-transition-model", "version": 1}, "unknown checkpoint format"),
+                         ({**env, "version": 7}, "retrain it"), ({**env, "family": "chess"}, "unknown family 'chess'")):
+        torch.save(bad, old)
+        with pytest.raises(GenplanError, match=message):
+            registry.load_model(old)
 
 
 def test_bad_training_settings_are_named(gripper_data, tmp_path):  # noqa: F811

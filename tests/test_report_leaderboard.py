@@ -41,7 +41,8 @@ def root(tmp_path):
     for seed, rows in (("13", [_eval_row("p1", "13", 12), _eval_row("p2", "13", 16)]),
                        ("14", [_eval_row("p1", "14", 10), _eval_row("p2", "14", None)])):
         tables.write_csv(lay.evaluation("paper", "blocks", "h", seed, "extrapolation", "gbfs"), rows, COLUMNS)
-        summary = {"model": "h", "family": "heuristic", "learner": "ridge", "parameters": 273, "cpu_time_s": 2.0,
+        summary = {"model": "h", "family": "heuristic", "system": "learned_heuristic", "variant": "ridge",
+                   "learner": "ridge", "parameters": 273, "cpu_time_s": 2.0,
                    "job_time_s": 3.0, "device": "cpu"}
         path = tmp_path / "models/paper/blocks/h" / f"seed{seed}" / "summary.json"
         path.parent.mkdir(parents=True)
@@ -69,3 +70,11 @@ def test_leaderboard_numbers(root, tmp_path):
     assert gbfs["n_problems"] == "1" and float(gbfs["coverage"]) == 1.0  # it ran where A* failed only
     sizes = list(csv.DictReader(open(root / "tables/model-sizes.csv")))
     assert [(s["system"], s["min"], s["max"], s["n_models"]) for s in sizes] == [("learned_heuristic", "273", "273", "2")]
+    assert sizes[0]["architecture"] == "linear (ridge)"  # as the heuristic family names its learners
+
+
+def test_summaries_that_do_not_name_their_family_are_refused(root):
+    path = root / "models/paper/blocks/h/seed13/summary.json"
+    path.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "family"}))
+    res = run_cli("report", "leaderboard", "--results", root)
+    assert res.returncode != 0 and "no ['family']" in res.stderr and str(path) in res.stderr, res.stderr[-2000:]

@@ -39,8 +39,8 @@ def _results(tmp_path):
     _write(res, "ces", "topp0.9x10", "extrapolation", {"p1", "p2", "p3", "p4"})
     folder = res / "models" / "paper" / "blocks" / "plangpt_ce" / "seed13"
     folder.mkdir(parents=True)
-    (folder / "summary.json").write_text(json.dumps({"model": "plangpt_ce", "family": "plangpt", "stop": "ce",
-                                                      "parameters": 1000}))
+    (folder / "summary.json").write_text(json.dumps({"model": "plangpt_ce", "family": "plangpt", "system": "plangpt",
+                                                      "variant": "ce", "stop": "ce", "parameters": 1000}))
     (folder / "training.csv").write_text(  # lowest loss at epoch 2, best coverage at epoch 4
         "epoch,train_loss,val_loss,val_coverage,lr,seconds\n1,2.0,1.5,0.1000,0.001,1\n2,1.0,0.9,0.2000,0.001,1\n"
         "3,0.8,1.0,0.2000,0.001,1\n4,0.7,1.2,0.6000,0.001,1\n5,0.6,1.3,0.6000,0.001,1\n")

@@ -41,7 +41,9 @@ def _results(tmp_path):
                 write_csv(path, _eval_rows("wl_xgb_delta", seed, split, beam, s), EVAL_COLUMNS)
         summary = res / "models" / "generated" / "blocks" / "wl_lstm_state" / f"seed{seed}" / "summary.json"
         summary.parent.mkdir(parents=True)
-        summary.write_text(json.dumps({"model": "wl_lstm_state", "feature_dim": 170 + int(seed) - 13, "lstm_parameters": 1250000}))
+        summary.write_text(json.dumps({"model": "wl_lstm_state", "family": "transition", "system": "wl_lstm",
+                                       "variant": "state", "feature_dim": 170 + int(seed) - 13,
+                                       "lstm_parameters": 1250000}))
     for split in ("validation", "extrapolation"):
         plans = [{"problem": p, "config": "astar_lmcut", "status": "optimal" if p != "p4" else "timeout",
                   "plan_length": 10 if p != "p4" else "", "time": "1.0", "valid": "yes" if p != "p4" else ""}
@@ -172,38 +174,20 @@ def test_the_report_writes_exactly_its_registered_outputs(tmp_path):
     assert all(p.is_file() and p.stat().st_size > 0 for p in written)
 
 
-def test_old_evaluation_csvs_are_named_and_migrate_losslessly(tmp_path):
-    """A CSV of the transition-only schema is refused with the command that converts it; the
-    migration keeps every value (the committed results were converted this way)."""
+def test_old_evaluation_csvs_are_refused_naming_the_file(tmp_path):
+    """A CSV of the transition-only schema (genplan before the model-family registry) is refused
+    with its missing columns and its path."""
     import pytest
 
     from genplan.errors import GenplanError
     from genplan.evaluation import read_evaluation
-    from genplan.migrate import migrate_evaluations
 
-    old_cols = ["benchmark", "domain", "split", "model", "encoding", "learner", "mode", "seed", "beam_mode", "beam",
-                "problem", "size", "num_objects", "horizon", "solved", "reason", "val", "plan_length", "best_known",
-                "quality", "time", "steps", "expansions", "embedded"]
-    old = [{"benchmark": "paper", "domain": "visitall", "split": "extrapolation", "model": "fsf_lstm_delta",
-            "encoding": "fsf", "learner": "lstm", "mode": "delta", "seed": 15, "beam_mode": "reference-nostatics",
-            "beam": 3, "problem": p, "size": 22, "num_objects": 22, "horizon": 220, "solved": s, "reason": r,
-            "val": v, "plan_length": n, "best_known": 21, "quality": q, "time": tm, "steps": st, "expansions": e,
-            "embedded": em}
-           for p, s, r, v, n, q, tm, st, e, em in (
-               ("a", "yes", "goal", "valid", 21, "1.0000", "0.1234", 21, 63, 300),
-               ("b", "no", "refused: 22 'place' objects, more than the 20 FSF slots", "", "", "", "", 0, 0, 0))]
-    path = tmp_path / "evaluation" / "paper" / "visitall" / "fsf_lstm_delta" / "seed15" / "extrapolation.reference-nostatics.csv"
-    write_csv(path, old, old_cols)
-    with pytest.raises(GenplanError, match="genplan migrate evaluations"):
+    path = tmp_path / "extrapolation.reference-nostatics.csv"
+    write_csv(path, [{"problem": "a", "encoding": "fsf", "beam_mode": "reference-nostatics", "expansions": 63}],
+              ["problem", "encoding", "beam_mode", "expansions"])
+    with pytest.raises(GenplanError, match=r"lacks columns \[.*'strategy'.*older genplan") as err:
         read_evaluation(path)
-    [new_path] = migrate_evaluations(tmp_path)
-    assert new_path.name == "extrapolation.beam3-reference-nostatics.csv" and not path.exists()
-    a, b = read_evaluation(new_path)
-    assert (a["system"], a["variant"], a["strategy"], a["seed"], a["time"], a["plan_length"]) == (
-        "fsf_lstm", "delta", "beam3-reference-nostatics", "15", "0.1234", "21")
-    assert json.loads(a["counters"]) == {"states_expanded": 63, "embedded": 300} and a["model_calls"] == ""
-    assert b["reason"] == "refused" and json.loads(b["counters"])["message"].startswith("22 'place' objects")
-    assert migrate_evaluations(tmp_path) == []  # idempotent
+    assert str(path) in str(err.value)
 
 
 def test_figures_plot_the_numbers_of_their_split(tmp_path):

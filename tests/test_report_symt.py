@@ -87,7 +87,7 @@ def test_loss_curves_read_each_models_training_log(tmp_path):
     import matplotlib.pyplot as plt
 
     with mock.patch.object(plt, "close") as close:  # keep the figure to look at its lines
-        loss_curves(training_summaries(res, key="parameters"), tmp_path / "curves")
+        loss_curves(training_summaries(res, ("symt",)), tmp_path / "curves")
     fig = close.call_args[0][0]
     lines = [ln for ax in fig.axes for ln in ax.get_lines()]
     assert len(lines) == 4  # validation and training prediction loss of both models, on one panel

@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+
+from genplan.paths import Layout
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = "workflow/configs/smoke.yaml"
@@ -41,9 +44,11 @@ def _mtimes(repo: Path) -> dict[str, int]:
 @pytest.mark.slow
 def test_rerun_plan_split_for_one_domain(tmp_path):
     repo = _copy_repo(tmp_path / "repo")
-    target = "runs/smoke/plans/generated/gripper/train.csv"
-    # the training plans of both smoke domains
-    _snakemake(repo, target, "runs/smoke/plans/generated/blocks/train.csv", "--configfile", SMOKE)
+    config = yaml.safe_load((REPO / SMOKE).read_text())
+    lay, (other, domain) = Layout(config["results_dir"]), config["domains"][:2]
+    target = lay.plans_table("generated", domain, "train")
+    # the training plans of two smoke domains
+    _snakemake(repo, target, lay.plans_table("generated", other, "train"), "--configfile", SMOKE)
     before = _mtimes(repo)
 
     # the documented command: one rule, one domain, one split
@@ -54,9 +59,9 @@ def test_rerun_plan_split_for_one_domain(tmp_path):
     changed = {f for f in before if after.get(f) != before[f]}
     new = set(after) - set(before)
     touched = changed | new
-    # only the gripper training plans (table, plan files, log, benchmark) were rewritten
+    # only the domain's training plans (table, plan files, log, job stats) were rewritten
     assert target in changed
-    assert all("gripper/train" in f for f in touched), sorted(touched)
-    untouched_blocks = [f for f in before if "/blocks" in f]
-    assert untouched_blocks and not any(f in changed for f in untouched_blocks)
-    assert not any(f in changed for f in before if f.startswith("runs/smoke/problems/"))
+    assert all(f"{domain}/train" in f for f in touched), sorted(touched)
+    untouched_other = [f for f in before if f"/{other}" in f]
+    assert untouched_other and not any(f in changed for f in untouched_other)
+    assert not any(f in changed for f in before if f.startswith(f"{lay.root}/problems/"))

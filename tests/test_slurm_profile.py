@@ -5,11 +5,11 @@ tests/test_slurm.py's."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
-
 from test_slurm import (GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts,
                         run_snakemake)
-
+from test_workflow import expected_jobs
 
 
 def _profile(path: str) -> dict:
@@ -29,14 +29,16 @@ def test_profiles_differ_only_in_accounting_keys():
             assert key not in text, f"{smk.name} names a cluster-specific resource ({key}); move it to the profile"
 
 
+@pytest.mark.slow
 def test_site_profile_selects_paper_configuration(tmp_path):
     repo = copy_repo(tmp_path / "repo")
     res, _ = run_snakemake(repo, "-n", "--profile", "slurm", "all", limit=240)
     assert res.returncode == 0, res.stderr[-3000:]
     text = res.stdout + res.stderr
     counts = job_counts(text)
-    assert counts.get("import_problems") == 4, counts  # the paper benchmark, all four domains
-    assert "generate_problems" not in counts
+    configfiles = _profile("slurm")["configfile"]
+    assert configfiles == "workflow/configs/paper.yaml"  # the paper benchmark: imported, not generated
+    assert counts == expected_jobs(configfiles.split()), counts
     assert "slurm_partition=cpu" in text
     assert counts.get("train_model") and counts.get("train_model_cpu"), counts
     for rule in TRAINING_RULES:  # every job's block, not only the first: the DAG's order varies

@@ -1,7 +1,8 @@
 """Checking a workflow configuration before any job runs: the JSON schema
-(`workflow/schemas/config.schema.yaml`, packaged as `genplan/data/config.schema.yaml`) and the
-model families' own checks (genplan.registry). The commands check their JSON parameters against
-the same schema (`check_value`): one definition of every setting, for the workflow and by hand.
+(`workflow/schemas/config.schema.yaml`, packaged as `genplan/data/config.schema.yaml`, with every
+registered family's model entry added: `compose`) and the model families' own checks
+(genplan.registry). The commands check their JSON parameters against the same schema
+(`check_value`): one definition of every setting, for the workflow and by hand.
 
 Every problem is reported at once, one line each, naming the key by its path (`models.wl_lstm_state.train.epoch`),
 misspelt keys first: a typo must not surface as a "required property" elsewhere.
@@ -9,6 +10,7 @@ misspelt keys first: a typo must not surface as a "required property" elsewhere.
 
 from __future__ import annotations
 
+import copy
 import functools
 from importlib import resources
 from pathlib import Path
@@ -21,7 +23,30 @@ from genplan.errors import GenplanError
 
 @functools.cache
 def schema() -> dict:
-    return yaml.safe_load(resources.files("genplan").joinpath("data", "config.schema.yaml").read_text())
+    return compose(yaml.safe_load(resources.files("genplan").joinpath("data", "config.schema.yaml").read_text()))
+
+
+def compose(base: dict) -> dict:
+    """The config schema `base` with every registered family (genplan.registry) in it: the `$defs`
+    of its `schema.yaml`, its name among `$defs.model`'s families, which then checks an entry of
+    the family against `$defs.<family>`, and its planning keys in `$defs.planning`."""
+    from genplan.registry import FAMILIES
+
+    out = copy.deepcopy(base)
+    defs, model = out["$defs"], out["$defs"]["model"]
+    model["properties"]["family"] = {"enum": list(FAMILIES)}
+    model["allOf"] = []
+    for fam in FAMILIES.values():
+        added = fam.schema()
+        clash = sorted(set(added) & set(defs))
+        if clash:
+            raise ValueError(f"family {fam.name}'s schema.yaml redefines $defs {clash}")
+        defs.update(copy.deepcopy(added))
+        model["allOf"].append({"if": {"properties": {"family": {"const": fam.name}}, "required": ["family"]},
+                               "then": {"$ref": f"#/$defs/{fam.name}"}})
+        for key in fam.planning_keys:
+            defs["planning"]["properties"][key] = defs[fam.name]["properties"][key]
+    return out
 
 
 def _where(path) -> str:
@@ -55,7 +80,7 @@ def _violations(node: dict, value) -> list[str]:
 
 def problems(config: dict, schema_path: str | Path) -> list[str]:
     """Every schema violation and family problem of `config`, misspelt keys first."""
-    lines = _violations(yaml.safe_load(Path(schema_path).read_text()), config)
+    lines = _violations(compose(yaml.safe_load(Path(schema_path).read_text())), config)
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 

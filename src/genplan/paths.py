@@ -12,7 +12,7 @@ others), so that no run overwrites another's files:
     <root>/statespaces/<benchmark>/<domain>/<split>.csv    and <split>/*.npz
     <root>/models/<benchmark>/<domain>/<model>/seed<seed>/  model.ckpt, training.csv, summary.json
     <root>/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
-    <root>/tables/, <root>/figures/, <root>/benchmarks/ (per-job time and memory), <root>/logs/
+    <root>/tables/, <root>/figures/, <root>/jobstats/ (Snakemake's per-job time and memory), <root>/logs/
 """
 
 from __future__ import annotations
@@ -87,8 +87,9 @@ class Layout:
     def log(self, stage, *parts) -> str:
         return self._p("logs", stage, *parts[:-1], f"{parts[-1]}.log")
 
-    def benchmark(self, stage, *parts) -> str:
-        return self._p("benchmarks", stage, *parts[:-1], f"{parts[-1]}.tsv")
+    def jobstats(self, stage, *parts) -> str:
+        """A job's time and memory, as Snakemake's `benchmark:` directive measures them."""
+        return self._p("jobstats", stage, *parts[:-1], f"{parts[-1]}.tsv")
 
     def evaluation_files(self) -> list[Path]:
         """Every evaluation CSV under the root, sorted."""

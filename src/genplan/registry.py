@@ -1,7 +1,7 @@
 """The model families: how each trains, loads, plans, and what its jobs ask of a cluster.
 
-A *family* is a kind of learned planner (transition, and plangpt, symt, diffusion, heuristic as
-they arrive); a *model* is a named configuration of a family in the config's `models` section; a
+A *family* is a kind of learned planner (transition, plangpt, symt, diffusion, heuristic); a
+*model* is a named configuration of a family in the config's `models` section; a
 *strategy* is a named way of planning with it (`genplan.planners.strategies`). The workflow and
 the command line speak these three words only. Families register here with the module that
 implements them, imported on first use, so that reading the config (Snakemake parses it for
@@ -13,27 +13,38 @@ A family module provides:
     planner(model, strategy, settings) -> a Planner (genplan.planners.base)
     identity(settings) -> (system, variant) as published_results.csv names them
     check(name, settings) -> list of problems with a model entry beyond its schema
+    size_entry(summary) -> (system, variant, architecture) of a training summary in the model-sizes table
+    PLANNING_KEYS: keys of a model entry that only plan with a model (beside genplan.models.settings'
+        SCHEDULING_KEYS, which every family shares): neither decides the trained weights
+and, beside it, `schema.yaml`: its model entry's JSON schema (genplan.configuration).
+
+A family beyond these five registers with `register`, or, for the workflow and the commands it
+runs, by naming its registry entry's module in the environment variable GENPLAN_FAMILIES
+(comma-separated): each such module's `FAMILY` holds a `Family`'s fields as a mapping (it need not
+import this module).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from genplan.errors import GenplanError
+from genplan.models.settings import SCHEDULING_KEYS
 from genplan.planners import strategies
 
 TRAINING_DATA = ("trajectories", "statespaces")
-# Keys of every model entry that schedule or plan with a model, never a parameter of its weights:
-# a family's settings are the entry without them (the workflow's `model_settings` drops them too).
-SCHEDULING_KEYS = ("family", "seeds", "strategies", "strategy_splits", "domains", "generate")
+ENVIRONMENT = "GENPLAN_FAMILIES"  # modules of further families' registry entries, comma-separated
 
 
 @dataclass(frozen=True)
 class Family:
     name: str
-    module: str  # implements train, load, planner, identity, check
+    module: str  # implements train, load, planner, identity, check, size_entry (see above)
     trains_from: tuple[str, ...]  # stages whose outputs it trains on: trajectories and/or statespaces
     strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies it offers
     gpu: bool  # a training job asks the cluster for one GPU (`gpu: 1`)
@@ -42,6 +53,25 @@ class Family:
     @property
     def impl(self):
         return importlib.import_module(self.module)
+
+    @property
+    def planning_keys(self) -> tuple[str, ...]:
+        """The keys of a model entry that only plan with the model (the family module's PLANNING_KEYS)."""
+        return tuple(getattr(self.impl, "PLANNING_KEYS", ()))
+
+    @property
+    def non_weight_keys(self) -> tuple[str, ...]:
+        """The keys of a model entry that never decide its trained weights: scheduling and planning."""
+        return SCHEDULING_KEYS + self.planning_keys
+
+    def schema(self) -> dict:
+        """The `$defs` the family adds to the config schema: `schema.yaml` beside its module, which
+        defines at least `<name>` (a model entry of the family)."""
+        path = Path(self.impl.__file__).with_name("schema.yaml")
+        defs = yaml.safe_load(path.read_text()) if path.is_file() else None
+        if not isinstance(defs, dict) or self.name not in defs:
+            raise GenplanError(f"family {self.name}: no schema of its model entry (`{self.name}:`)", path)
+        return defs
 
 
 FAMILIES: dict[str, Family] = {
@@ -52,7 +82,7 @@ FAMILIES: dict[str, Family] = {
                ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp", "prefix"), gpu=True,
                default_strategy="greedy"),
         Family("symt", "genplan.models.symt.family", ("trajectories", "statespaces"),
-               ("heuristic-greedy", "greedy", "greedy-applicable", "greedy-reground"), gpu=True,
+               ("heuristic-greedy", "gbfs", "greedy", "greedy-applicable", "greedy-reground"), gpu=True,
                default_strategy="greedy"),  # SymT^E models plan with heuristic-greedy (their default_strategy)
         Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
@@ -62,10 +92,45 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+def register(fam: Family) -> Family:
+    """Add a family to the registry (a name taken already, or data no stage makes: ValueError)."""
+    if fam.name in FAMILIES:
+        raise ValueError(f"family {fam.name!r} is registered already")
+    unknown = sorted(set(fam.trains_from) - set(TRAINING_DATA))
+    if unknown:
+        raise ValueError(f"family {fam.name!r} trains from {unknown}; the stages make {list(TRAINING_DATA)}")
+    FAMILIES[fam.name] = fam
+    return fam
+
+
+def _register_from_environment() -> None:
+    """The families whose registry entries' modules GENPLAN_FAMILIES names (see the module docstring)."""
+    for module in filter(None, (m.strip() for m in os.environ.get(ENVIRONMENT, "").split(","))):
+        entry = dict(importlib.import_module(module).FAMILY)
+        register(Family(**{**entry, "trains_from": tuple(entry["trains_from"]),
+                           "strategy_kinds": tuple(entry["strategy_kinds"])}))
+
+
+_register_from_environment()
+
+
 def family(name: str) -> Family:
     if name not in FAMILIES:
         raise ValueError(f"Unknown value family={name!r}. Must be from {list(FAMILIES)}")
     return FAMILIES[name]
+
+
+def weight_settings(entry: dict) -> dict:
+    """A model entry's family and the settings that decide its trained weights (`genplan train
+    --settings`): the entry without its family's non-weight keys, so that adding a seed, a strategy
+    or a planning limit retrains nothing."""
+    fam = family(entry["family"])
+    return {"family": fam.name, **{k: v for k, v in entry.items() if k not in fam.non_weight_keys}}
+
+
+def planning_settings(entry: dict) -> dict:
+    """A model entry's planning settings (`genplan evaluate --settings`): its family's planning keys."""
+    return {k: entry[k] for k in family(entry["family"]).planning_keys if k in entry}
 
 
 def check_models(models: dict) -> list[str]:
@@ -108,7 +173,8 @@ def load_model(path: str | Path, expect_domain: str | None = None):
 
     env = checkpoint.read(path)
     if env["family"] not in FAMILIES:
-        raise GenplanError(f"checkpoint of unknown family {env['family']!r} (this genplan knows {list(FAMILIES)})", path)
+        raise GenplanError(f"checkpoint of unknown family {env['family']!r} (this genplan knows {list(FAMILIES)})",
+                           path)
     if expect_domain is not None:
         checkpoint.check_domain(env, expect_domain, path)
     return FAMILIES[env["family"]].impl.load(env, path)

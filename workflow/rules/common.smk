@@ -1,6 +1,6 @@
 # Helpers only: configuration validation, wildcard constraints and input/param functions. Paths
 # come from genplan.paths (one layout, under this configuration's results root), the families and
-# their strategies from genplan.registry, the reports' outputs from genplan.report.registry.
+# their strategies from genplan.registry, the reports' inputs and outputs from genplan.report.registry.
 import json
 from pathlib import Path
 
@@ -10,8 +10,7 @@ from snakemake.utils import validate
 from genplan import registry
 from genplan.configuration import check as check_configuration
 from genplan.paths import EVAL_SPLITS, SPLITS, Layout
-from genplan.planners import strategies as _strategies
-from genplan.report.registry import outputs as report_outputs
+from genplan.report import registry as reports
 
 
 try:  # every problem at once, misspelt keys named first; then Snakemake's own check (defaults)
@@ -120,15 +119,12 @@ def stats_args(wildcards):
 
 # --- Models of every family: training, evaluation, reports ---
 
-PLANNING_ONLY = ("seeds", "strategies", "strategy_splits", "domains", "generate", "search")  # never a parameter of the weights
-
 
 def model_settings(wildcards):
-    """The model's config entry (JSON) minus what only schedules or plans with it (seeds,
-    strategies, generate): what decides the trained weights, so that adding a seed or a strategy
+    """The model's family and the settings that decide its trained weights (JSON; genplan.registry:
+    the entry without what only schedules or plans with it), so that adding a seed or a strategy
     retrains nothing."""
-    entry = {k: v for k, v in MODELS[wildcards.model].items() if k not in PLANNING_ONLY}
-    return json.dumps(entry, sort_keys=True)
+    return json.dumps(registry.weight_settings(MODELS[wildcards.model]), sort_keys=True)
 
 
 def training_data(wildcards):
@@ -187,8 +183,7 @@ def training_outputs():
 
 def planning_settings(wildcards):
     """The model entry's planning settings (JSON) for `genplan evaluate --settings`."""
-    entry = MODELS[wildcards.model]
-    return json.dumps({k: entry[k] for k in ("decode", "generate", "search") if k in entry}, sort_keys=True)
+    return json.dumps(registry.planning_settings(MODELS[wildcards.model]), sort_keys=True)
 
 
 def evaluation_outputs():
@@ -202,13 +197,13 @@ def evaluation_outputs():
     ]
 
 
-def family_models(*families):
+def family_models(families):
     return [m for m, entry in MODELS.items() if entry["family"] in families]
 
 
 def model_files(families, summaries=True, logs=False):
     """The evaluation CSVs of every model of `families`, and their training summaries and logs."""
-    mine = set(family_models(*families))
+    mine = set(family_models(families))
     out = [f for f in evaluation_outputs() if Path(f).parts[-3] in mine]
     for b in config["benchmarks"]:
         for m, s in model_jobs():
@@ -219,63 +214,31 @@ def model_files(families, summaries=True, logs=False):
     return out
 
 
-def state_centric_report_inputs(wildcards):
-    # Table 1 copies the sequence models' columns from SymT's; Table 3 reads the transition summaries
-    out = model_files(("transition",)) + model_files(("plangpt", "symt"), summaries=False)
-    for b in config["benchmarks"]:
-        for d in config["domains"]:
-            out += [L.plans_table(b, d, s) for s in EVAL_SPLITS]
-    return out + anytime_tables()
+def report_inputs(paper):
+    """An input function: what the paper's report reads (genplan.report.registry): its families'
+    evaluation CSVs, summaries and logs, and its plans tables with anytime LAMA's."""
+    rep = reports.REPORTS[paper]
+
+    def inputs(wildcards):
+        out, groups = [], {}  # what else -> the families read with it
+        for fam, extra in rep.reads.items():
+            groups.setdefault(extra, []).extend(registry.FAMILIES if fam == reports.ALL else [fam])
+        for extra, families in groups.items():
+            out += model_files(families, summaries=reports.SUMMARIES in extra, logs=reports.LOGS in extra)
+        if rep.plans is None:
+            return out
+        splits = EVAL_SPLITS if rep.plans == "every" else config["evaluation"]["splits"]
+        out += [L.plans_table(b, d, s) for b in config["benchmarks"] for d in config["domains"] for s in splits]
+        return out + anytime_tables()
+
+    return inputs
 
 
-def state_centric_outputs():
-    """The state-centric tables and figures (nothing without transition models)."""
-    return report_outputs("state-centric", config["results_dir"]) if family_models("transition") else []
-
-
-def symt_report_inputs(wildcards):
-    return model_files(("plangpt", "symt"))
-
-
-def symt_outputs():
-    """SymT's Tables 1 and 2 (nothing without a sequence model)."""
-    return report_outputs("symt", config["results_dir"]) if family_models("plangpt", "symt") else []
-
-
-def plangpt_report_inputs(wildcards):
-    return model_files(("plangpt",), logs=True)
-
-
-def plangpt_outputs():
-    """PlanGPT's Tables 1 and 2 and Figure 3 (nothing without a PlanGPT model)."""
-    return report_outputs("plangpt", config["results_dir"]) if family_models("plangpt") else []
-
-
-def diffusion_report_inputs(wildcards):
-    """The evaluation CSVs of the families diffusion Table 1 sets side by side."""
-    return model_files(("diffusion", "plangpt", "symt"), summaries=False)
-
-
-def diffusion_outputs():
-    """Plan diffusion's Tables 1-2 and Figure 4 (nothing without a diffusion model)."""
-    return report_outputs("diffusion", config["results_dir"]) if family_models("diffusion") else []
-
-
-def leaderboard_inputs(wildcards):
-    """Every evaluation CSV, the evaluated splits' plans tables and every training summary."""
-    out = model_files(tuple(registry.FAMILIES))
-    for b in config["benchmarks"]:
-        for d in config["domains"]:
-            out += [L.plans_table(b, d, s) for s in config["evaluation"]["splits"]]
-    return out + anytime_tables()
-
-
-def leaderboard_outputs():
-    return report_outputs("leaderboard", config["results_dir"])
-
-
-REPORT_CATEGORIES = {"leaderboard": "1. Leaderboard", "state-centric": "2. State-centric transition models",
-                     "symt": "3. SymT", "plangpt": "4. PlanGPT", "diffusion": "5. Plan diffusion"}
+def report_outputs(paper):
+    """The paper's tables and figures where the config has a model of one of its subjects (all of
+    them for a report without subjects: the leaderboard), else none (genplan.report.registry)."""
+    subjects = reports.REPORTS[paper].subjects
+    return reports.outputs(paper, config["results_dir"]) if not subjects or family_models(subjects) else []
 
 
 def reported(paper):
@@ -284,14 +247,14 @@ def reported(paper):
     Only files present when the workflow is read are marked, so that `--report` builds the HTML
     from whatever tables the results root holds (a paper not run yet is left out, not an error);
     the flag changes nothing else."""
-    return [report(f, caption=f"../report/{paper}.rst", category=REPORT_CATEGORIES[paper])
+    return [report(f, caption=f"../report/{paper}.rst", category=reports.REPORTS[paper].category)
             if f.endswith((".csv", ".png")) and Path(f).is_file() else f
-            for f in report_outputs(paper, config["results_dir"])]
+            for f in reports.outputs(paper, config["results_dir"])]
 
 
 def all_outputs():
-    return (data_outputs() + training_outputs() + evaluation_outputs() + state_centric_outputs() + symt_outputs()
-            + plangpt_outputs() + diffusion_outputs() + leaderboard_outputs()
+    return (data_outputs() + training_outputs() + evaluation_outputs()
+            + [f for paper in reports.REPORTS for f in report_outputs(paper)]
             + [L.table("dataset-statistics", "csv"), L.table("dataset-statistics", "md")])
 
 

@@ -18,7 +18,7 @@ rule evaluate_model:
     log:
         L.log("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}"),
     benchmark:
-        L.benchmark("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}")
+        L.jobstats("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}")
     conda:
         "../../envs/learning.yaml"
     shell:

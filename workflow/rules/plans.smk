@@ -16,7 +16,7 @@ rule plan_split:
     log:
         L.log("plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        L.benchmark("plans", "{benchmark}", "{domain}", "{split}")
+        L.jobstats("plans", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:
@@ -45,7 +45,7 @@ rule anytime_plans:
     log:
         L.log("anytime-plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        L.benchmark("anytime-plans", "{benchmark}", "{domain}", "{split}")
+        L.jobstats("anytime-plans", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:

@@ -14,7 +14,7 @@ rule statespace_split:
     log:
         L.log("statespaces", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        L.benchmark("statespaces", "{benchmark}", "{domain}", "{split}")
+        L.jobstats("statespaces", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:

@@ -25,7 +25,7 @@ rule train_model:
     log:
         L.log("training", "{benchmark}", "{domain}", "{model}", "seed{seed}"),
     benchmark:
-        L.benchmark("training", "{benchmark}", "{domain}", "{model}", "seed{seed}")
+        L.jobstats("training", "{benchmark}", "{domain}", "{model}", "seed{seed}")
     conda:
         "../../envs/learning.yaml"
     shell:

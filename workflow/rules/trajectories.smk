@@ -13,7 +13,7 @@ rule trajectories:
     log:
         L.log("trajectories", "{benchmark}", "{domain}", "{split}"),
     benchmark:
-        L.benchmark("trajectories", "{benchmark}", "{domain}", "{split}")
+        L.jobstats("trajectories", "{benchmark}", "{domain}", "{split}")
     conda:
         "../../envs/planning.yaml"
     shell:

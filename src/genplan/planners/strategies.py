@@ -18,7 +18,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `unmask-T20`                | unmask   | T = 20 unmasking steps (confidence-based)    | diffusion  |
 | `unmask-T20-B4-tau0.5`      | unmask   | T = 20, 4 semi-autoregressive blocks, Gumbel tau 0.5 | diffusion |
 | `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
-| `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic |
+| `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic, symt (SymT^E) |
 | `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
@@ -52,7 +52,7 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "unmask": (re.compile(_UNMASK), _unmask_params),
     "unmask-applicable": (re.compile(_UNMASK + "-applicable"), _unmask_params),
     "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
-    "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.guidance (SymT^E)
+    "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.search (SymT^E)
     "gbfs": (re.compile(r"gbfs"), lambda m: {}),  # genplan.planners.search; limits in the `search` settings
     "descent": (re.compile(r"descent"), lambda m: {}),
 }
@@ -86,11 +86,3 @@ def beam_mode(strategy: Strategy) -> str:
     """A beam strategy's decoder as the state-centric report names it: `pooled`, `reference`,
     `pooled-nostatics`, `reference-nostatics`."""
     return strategy["beam"] + ("" if strategy["statics"] else "-nostatics")
-
-
-def from_beam_mode(mode: str, width: int = 3) -> str:
-    """The strategy name of an old beam mode (`pooled-nostatics` -> `beam3-pooled-nostatics`)."""
-    name = f"beam{width}-{mode}"
-    if parse(name).kind != "beam":
-        raise ValueError(f"Unknown beam mode {mode!r}")
-    return name

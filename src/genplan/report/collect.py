@@ -3,7 +3,8 @@
 - evaluation CSVs: results/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
 - plans tables:    results/plans/<benchmark>/<domain>/<split>.csv
   and anytime LAMA's beside them, <split>.anytime.csv (genplan.stages.anytime), read with them
-- training summaries: results/models/<benchmark>/<domain>/<model>/seed<seed>/*.json (`feature_dim` ...)
+- training summaries: results/models/<benchmark>/<domain>/<model>/seed<seed>/summary.json (model,
+  family, system, variant, then the family's own fields)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from genplan.paths import EVAL_SPLITS, Layout
 from genplan.tables import read_csv
 
 SPLITS = EVAL_SPLITS
+SUMMARY_KEYS = ("model", "family", "system", "variant")  # what every training summary names first
 
 
 def evaluation_rows(results: Path) -> list[dict]:
@@ -51,21 +53,23 @@ def plans_tables(results: Path, anytime: bool = True) -> dict[tuple[str, str, st
     return out
 
 
-def training_summaries(results: Path, key: str = "feature_dim") -> list[dict]:
-    """Every training summary JSON that has `key` (the transition models': `feature_dim`; the
-    sequence models': `parameters`), with benchmark, domain, model and seed from its path."""
+def training_summaries(results: Path, families: tuple[str, ...] | None = None) -> list[dict]:
+    """Every training summary (`summary.json`) under `results`, or those of `families`, with
+    benchmark, domain and seed from its path; GenplanError for one that does not name its model,
+    family, system and variant (`SUMMARY_KEYS`: the reports never guess them)."""
     out = []
-    for path in sorted((results / "models").glob("*/*/*/seed*/*.json")):
+    for path in sorted((results / "models").glob("*/*/*/seed*/summary.json")):
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError as exc:
             raise GenplanError(f"not JSON: {exc}", path) from None
-        if not isinstance(data, dict) or key not in data:
-            continue  # not a training summary
-        seed_dir, model_dir = path.parent, path.parent.parent
-        data.setdefault("model", model_dir.name)
-        out.append({**data, "benchmark": model_dir.parent.parent.name, "domain": model_dir.parent.name,
-                    "seed": seed_dir.name.removeprefix("seed"), "source": str(path)})
+        missing = [k for k in SUMMARY_KEYS if k not in data] if isinstance(data, dict) else list(SUMMARY_KEYS)
+        if missing:
+            raise GenplanError(f"not a training summary of this genplan: no {missing}", path)
+        if families is None or data["family"] in families:
+            seed_dir, model_dir = path.parent, path.parent.parent
+            out.append({**data, "benchmark": model_dir.parent.parent.name, "domain": model_dir.parent.name,
+                        "seed": seed_dir.name.removeprefix("seed"), "source": str(path)})
     return out
 
 

@@ -10,8 +10,8 @@ it runs where A* proved no optimum, so a coverage of it would not compare). Colu
 - quality: mean over the solved problems of best-known length / plan length, the best known
   being the shortest VAL-valid plan of any system on that problem (genplan.report.best_known:
   every Fast Downward run and the reference plan of the plans table, anytime LAMA's table, and
-  every learned planner's solved rows); ipc_score: the same ratio summed over all problems (0 for an unsolved one) over the
-  number of problems (the IPC's quality score);
+  every learned planner's solved rows); ipc_score: the same ratio summed over all problems (0 for
+  an unsolved one) over the number of problems (the IPC's quality score);
 - mean_length: mean plan length over the solved problems; median_time_s: median seconds per
   solved problem (the learned planners: their own clock, model binding included; Fast Downward:
   the driver's wall time, translator included);
@@ -31,7 +31,7 @@ import csv
 import statistics
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic, registry, tables
 from genplan.report import aggregate, collect, render
 from genplan.report import best_known as known
 from genplan.stages import plans as planning
@@ -43,9 +43,6 @@ FD = "fast_downward"
 FD_CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first")
 SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2}
 SIZE_COLUMNS = ["family", "system", "variant", "architecture", "parameter_unit", "min", "max", "n_models", "ratio"]
-ARCHITECTURE = {"transition": {"lstm": "2-layer LSTM", "xgb": "gradient boosting"}, "plangpt": "GPT-2 decoder",
-                "symt": "shared-weight transformer", "diffusion": "bidirectional transformer",
-                "heuristic": {"ridge": "linear (ridge)", "rank": "linear (ranking)", "xgb": "gradient boosting"}}
 
 
 def _f(value) -> float | None:
@@ -63,7 +60,7 @@ def _size(summary: dict) -> tuple[float | None, str]:
 
 def _summaries(results: Path) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = {}
-    for s in collect.training_summaries(results, key="job_time_s"):
+    for s in collect.training_summaries(results):
         out.setdefault((s["benchmark"], s["domain"], s["model"]), []).append(s)
     return out
 
@@ -149,7 +146,8 @@ def scaling_rows(results: Path) -> list[dict]:
         rows.append({"benchmark": "scaling", "domain": dom, "split": f"size{size}", "system": system,
                      "variant": variant, "model": "", "strategy": planner, "coverage": len(solved) / len(rs),
                      "n_solved": len(solved), "n_problems": len(rs), "n_seeds": 1, "quality": _mean(ratios),
-                     "ipc_score": sum(ratios) / len(rs), "mean_length": _mean([float(r["plan_length"]) for r in solved]),
+                     "ipc_score": sum(ratios) / len(rs),
+                     "mean_length": _mean([float(r["plan_length"]) for r in solved]),
                      "median_time_s": statistics.median(float(r["time"]) for r in solved) if solved else None,
                      "parameters": None, "parameter_unit": "", "train_cpu_s": None, "train_wall_s": None,
                      "device": "cpu"})
@@ -169,29 +167,25 @@ def _cell(value, digits=2) -> str:
 
 def model_sizes(rows: list[dict], results: Path) -> list[dict]:
     """Table 4: every learned model's size range (over domains and benchmarks) per family,
-    system and variant, and its ratio to the transition LSTMs' median size."""
+    system and variant, as its family names a training summary (its `size_entry`, with the
+    architecture), and its ratio to the transition LSTMs' median size."""
     by: dict[tuple, list[float]] = {}
-    units: dict[tuple, str] = {}
-    for (bench, dom, model), sums in _summaries(results).items():
+    about: dict[tuple, tuple[str, str]] = {}  # (family, system, variant) -> (architecture, unit)
+    for sums in _summaries(results).values():
         for s in sums:
             size, unit = _size(s)
             if size is None:
                 continue
-            family = s.get("family") or "transition"
-            variant = s.get("learner") or s.get("variant") or ""
-            system = "learned_heuristic" if family == "heuristic" else (
-                f"{s.get('encoding')}_{s.get('learner')}" if family == "transition" else model)
-            by.setdefault((family, system, variant), []).append(size)
-            units[(family, system, variant)] = unit
+            system, variant, architecture = registry.family(s["family"]).impl.size_entry(s)
+            by.setdefault((s["family"], system, variant), []).append(size)
+            about[(s["family"], system, variant)] = (architecture, unit)
     lstm = [v for (f, _, var), vs in by.items() if f == "transition" and var == "lstm" for v in vs]
     ref = statistics.median(lstm) if lstm else None
     out = []
     for (family, system, variant), sizes in sorted(by.items()):
-        arch = ARCHITECTURE.get(family, "")
-        arch = arch.get(variant, "") if isinstance(arch, dict) else arch
-        unit = units[(family, system, variant)]
+        architecture, unit = about[(family, system, variant)]
         ratio = statistics.median(sizes) / ref if ref and unit == "parameters" else None
-        out.append({"family": family, "system": system, "variant": variant, "architecture": arch,
+        out.append({"family": family, "system": system, "variant": variant, "architecture": architecture,
                     "parameter_unit": unit, "min": int(min(sizes)), "max": int(max(sizes)), "n_models": len(sizes),
                     "ratio": ratio})
     return out

@@ -1,49 +1,89 @@
-"""The reports and the files each writes, in one place: the workflow's report rules take their
-outputs from here, and each report's `build` returns exactly these (tested). Importing this
-module is cheap (no matplotlib): Snakemake reads it when it parses the workflow."""
+"""The reports, the files each writes and the results each reads, in one place: the workflow makes
+one report rule per entry from here (workflow/rules/report.smk), and each report's `build`
+returns exactly its outputs (tested). Importing this module is cheap (no matplotlib): Snakemake
+reads it when it parses the workflow.
+
+An entry (`Report`) names its rule, its build module, its tables and figures, and what it reads:
+the evaluation CSVs of the models of `reads` (family -> what else of each model: its training
+`summaries` and `logs`; `ALL`: every registered family), and the plans tables (with anytime LAMA's
+beside them) of `plans` splits: `every` evaluation split (genplan.paths.EVAL_SPLITS) or the
+`evaluated` ones (the config's evaluation.splits). A report runs where the config has a model of
+one of its `subjects`; one without subjects (the leaderboard) runs in every configuration."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
 from genplan.paths import Layout
 
+ALL = "*"  # in `reads`: every registered family
+SUMMARIES, LOGS = "summaries", "logs"
+
+
+@dataclass(frozen=True)
+class Report:
+    rule: str  # the workflow's rule
+    module: str  # its `build(results, out_dir, published)`
+    category: str  # its heading in `snakemake --report`
+    tables: list[tuple[str, str]]  # (name, extension) under <root>/tables/
+    figures: list[tuple[str, str]]  # (name, extension) under <root>/figures/
+    reads: dict[str, tuple[str, ...]]  # family (or ALL) -> SUMMARIES and/or LOGS beside the evaluation CSVs
+    subjects: tuple[str, ...] = ()  # it runs where the config has a model of one of these families (): always
+    plans: str | None = None  # the plans tables of `every` evaluation split or of the `evaluated` ones
+
+
 _SC = "state-centric"
 REPORTS = {
-    _SC: {
-        "module": "genplan.report.papers.state_centric",
-        "tables": [(f"{_SC}-table{n}", ext) for n in (1, 3) for ext in ("md", "tex", "csv")]
+    # Tables 1 and 3, Figures 2-4, the quality, decoders, agreement and statics tables. Table 1 copies
+    # the sequence models' columns from SymT's; Table 3 reads the transition summaries.
+    _SC: Report(
+        rule="report_state_centric", module="genplan.report.papers.state_centric",
+        category="2. State-centric transition models",
+        tables=[(f"{_SC}-table{n}", ext) for n in (1, 3) for ext in ("md", "tex", "csv")]
         + [(f"{_SC}-{name}", ext) for name in ("quality", "decoders", "agreement") for ext in ("md", "csv")]
         + [(f"{_SC}-agreement-cells", "csv")]
         + [(f"{_SC}-statics", ext) for ext in ("md", "csv")] + [(f"{_SC}-statics-verdict", "csv")],
-        "figures": [(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
-    },
-    "symt": {
-        "module": "genplan.report.papers.symt",
-        "tables": [("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")]
+        figures=[(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
+        reads={"transition": (SUMMARIES,), "plangpt": (), "symt": ()}, subjects=("transition",), plans="every"),
+    # SymT's Table 2 (coverage of the sequence models under each decoding) and Table 1 (parameter
+    # counts), the stability and ablation tables and the loss curves.
+    "symt": Report(
+        rule="report_symt", module="genplan.report.papers.symt", category="3. SymT",
+        tables=[("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")]
         + [(f"symt-{name}", ext) for name in ("stability", "ablations") for ext in ("csv", "md")],
-        "figures": [("symt-loss-curves", ext) for ext in ("png", "pdf")],
-    },
-    "diffusion": {
-        "module": "genplan.report.papers.diffusion",
-        "tables": [("diffusion-table1", ext) for ext in ("csv", "md", "tex")] + [("diffusion-table2", "md"),
-                                                                                 ("diffusion-figure4", "csv")],
-        "figures": [("diffusion-figure4", ext) for ext in ("png", "pdf")],
-    },
-    "plangpt": {
-        "module": "genplan.report.papers.plangpt",
-        "tables": [(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")] + [("plangpt-figure3-stops", "csv")],
-        "figures": [("plangpt-figure3", ext) for ext in ("png", "pdf")],
-    },
-    "leaderboard": {  # every system on the same instances, and the state-centric Table 4 (model sizes)
-        "module": "genplan.report.leaderboard",
-        "tables": [("leaderboard", ext) for ext in ("md", "csv")] + [("model-sizes", ext) for ext in ("md", "csv")],
-        "figures": [("leaderboard", ext) for ext in ("png", "pdf")],
-    },
+        figures=[("symt-loss-curves", ext) for ext in ("png", "pdf")],
+        reads={"plangpt": (SUMMARIES,), "symt": (SUMMARIES,)}, subjects=("plangpt", "symt")),
+    # Plan diffusion's Table 1 (beside PlanGPT greedy and SymT^ED greedy), Table 2 (an unmasking
+    # trace committed under <results>/traces/, from `genplan solve --trace`), Figure 4 (coverage and
+    # time per plan against T on Blocksworld interpolation, both schedules).
+    "diffusion": Report(
+        rule="report_diffusion", module="genplan.report.papers.diffusion", category="5. Plan diffusion",
+        tables=[("diffusion-table1", ext) for ext in ("csv", "md", "tex")] + [("diffusion-table2", "md"),
+                                                                              ("diffusion-figure4", "csv")],
+        figures=[("diffusion-figure4", ext) for ext in ("png", "pdf")],
+        reads={"diffusion": (), "plangpt": (), "symt": ()}, subjects=("diffusion",)),
+    # PlanGPT's Table 1 (CE vs CES under greedy, multibeam and top-p decoding), Table 2 (top-p with
+    # CES on the extrapolation split, against the IPC sets) and Figure 3 (validation loss and
+    # coverage per epoch with both stop points).
+    "plangpt": Report(
+        rule="report_plangpt", module="genplan.report.papers.plangpt", category="4. PlanGPT",
+        tables=[(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")]
+        + [("plangpt-figure3-stops", "csv")],
+        figures=[("plangpt-figure3", ext) for ext in ("png", "pdf")],
+        reads={"plangpt": (SUMMARIES, LOGS)}, subjects=("plangpt",)),
+    # One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
+    # known plan, median time, model size, training time and device; and the state-centric Table 4
+    # (model sizes) from the same numbers.
+    "leaderboard": Report(
+        rule="leaderboard", module="genplan.report.leaderboard", category="1. Leaderboard",
+        tables=[("leaderboard", ext) for ext in ("md", "csv")] + [("model-sizes", ext) for ext in ("md", "csv")],
+        figures=[("leaderboard", ext) for ext in ("png", "pdf")],
+        reads={ALL: (SUMMARIES,)}, plans="evaluated"),
 }
 
 
-def _report(paper: str) -> dict:
+def _report(paper: str) -> Report:
     if paper not in REPORTS:
         raise ValueError(f"Unknown value {paper=}. Must be from {list(REPORTS)}")
     return REPORTS[paper]
@@ -52,8 +92,8 @@ def _report(paper: str) -> dict:
 def outputs(paper: str, root: str = "results") -> list[str]:
     """Every file the paper's report writes under the results root `root`."""
     rep, lay = _report(paper), Layout(root)
-    return [lay.table(n, e) for n, e in rep["tables"]] + [lay.figure(n, e) for n, e in rep["figures"]]
+    return [lay.table(n, e) for n, e in rep.tables] + [lay.figure(n, e) for n, e in rep.figures]
 
 
 def builder(paper: str):
-    return importlib.import_module(_report(paper)["module"]).build
+    return importlib.import_module(_report(paper).module).build

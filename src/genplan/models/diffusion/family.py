@@ -16,11 +16,19 @@ future-work variants; the model's variant name says which (genplan.models.diffus
 
 from __future__ import annotations
 
+PLANNING_KEYS = ("generate",)  # keys of a model entry that only plan with the model, never train it
+
 
 def identity(settings: dict) -> tuple[str, str]:
     from genplan.models.diffusion.model import DiffusionSettings, variant_of
 
     return "diffusion", variant_of(DiffusionSettings.from_entry(settings))
+
+
+def size_entry(summary: dict) -> tuple[str, str, str]:
+    """(system, variant, architecture) of a training summary in the model-sizes table: one row per
+    configured model, under its name."""
+    return summary["model"], summary["variant"], "bidirectional transformer"
 
 
 def check(name: str, settings: dict) -> list[str]:

@@ -19,9 +19,19 @@ A model entry of the config:
 
 from __future__ import annotations
 
+PLANNING_KEYS = ("search",)  # keys of a model entry that only plan with the model, never train it
+
 
 def identity(settings: dict) -> tuple[str, str]:
     return "learned_heuristic", settings.get("learner", "ridge")
+
+
+ARCHITECTURE = {"ridge": "linear (ridge)", "rank": "linear (ranking)", "xgb": "gradient boosting"}  # per learner
+
+
+def size_entry(summary: dict) -> tuple[str, str, str]:
+    """(system, variant, architecture) of a training summary in the model-sizes table: one row per learner."""
+    return summary["system"], summary["variant"], ARCHITECTURE[summary["variant"]]
 
 
 def check(name: str, settings: dict) -> list[str]:
@@ -51,4 +61,4 @@ def load(envelope: dict, path):
 def planner(model, strategy, settings: dict):
     from genplan.planners.search import HeuristicSearchPlanner
 
-    return HeuristicSearchPlanner(model, strategy, (settings or {}).get("search"))
+    return HeuristicSearchPlanner(model, strategy, settings)

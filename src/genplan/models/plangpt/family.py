@@ -15,9 +15,17 @@
 
 from __future__ import annotations
 
+PLANNING_KEYS = ("generate",)  # keys of a model entry that only plan with the model, never train it
+
 
 def identity(settings: dict) -> tuple[str, str]:
     return "plangpt", (settings.get("train") or {}).get("stop", "ce")
+
+
+def size_entry(summary: dict) -> tuple[str, str, str]:
+    """(system, variant, architecture) of a training summary in the model-sizes table: one row per
+    configured model, under its name."""
+    return summary["model"], "", "GPT-2 decoder"
 
 
 def check(name: str, settings: dict) -> list[str]:

@@ -10,15 +10,21 @@
       network: {d_model: 128, n_heads: 4, n_layers: 4, d_token: 32, decoder_positions: none}
       train: {epochs: 20, batch_size: 32, lr: 0.0003, examples: 2000}
       seeds: [13]
-      strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy]
+      strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy, gbfs]
+      search: {max_expansions: 100000, time_limit: 60}          # SymT^E's gbfs: limits per problem
 
 System names as published_results.csv: `symt_e` (encoder) and `symt_ed` (encoder_decoder); the
 variant says how it was trained (contrastive | att_only | hid_only | no_contrastive).
+
+SymT^E plans with the searches of genplan.planners.search, its estimate as the heuristic
+(`SymT.bind`): `heuristic-greedy` (the paper's greedy heuristic guidance) or `gbfs`.
 """
 
 from __future__ import annotations
 
-ENCODER_KINDS = ("heuristic-greedy",)
+PLANNING_KEYS = ("generate", "decode", "search")  # keys of a model entry that only plan with the model, never train it
+
+ENCODER_KINDS = ("heuristic-greedy", "gbfs")
 DECODER_KINDS = ("greedy", "greedy-applicable", "greedy-reground")
 
 
@@ -27,6 +33,12 @@ def identity(settings: dict) -> tuple[str, str]:
 
     system = "symt_e" if settings.get("architecture", "encoder_decoder") == "encoder" else "symt_ed"
     return system, variant_of(settings.get("loss_weights", [1, 1, 1]))
+
+
+def size_entry(summary: dict) -> tuple[str, str, str]:
+    """(system, variant, architecture) of a training summary in the model-sizes table: one row per
+    configured model, under its name."""
+    return summary["model"], summary["variant"], "shared-weight transformer"
 
 
 def check(name: str, settings: dict) -> list[str]:
@@ -69,10 +81,10 @@ def planner(model, strategy, settings: dict):
     offered = ENCODER_KINDS if model.settings.architecture == "encoder" else DECODER_KINDS
     if strategy.kind not in offered:
         raise ValueError(f"a {model.system} model offers the strategies {list(offered)}, not {strategy.name!r}")
-    if strategy.kind == "heuristic-greedy":
-        from genplan.planners.guidance import GreedyGuidance
+    if strategy.kind in ENCODER_KINDS:
+        from genplan.planners.search import HeuristicSearchPlanner
 
-        return GreedyGuidance(model, strategy, settings)
+        return HeuristicSearchPlanner(model, strategy, settings, max_tokens=model.settings.max_tokens)
     from genplan.planners.autoregressive import SequencePlanner
 
     return SequencePlanner(model, strategy, (settings or {}).get("generate"))

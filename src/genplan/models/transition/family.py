@@ -24,11 +24,21 @@ from pathlib import Path
 from genplan.planners import strategies
 
 TRAINING_KEYS = ("encoder", "train")  # the settings that decide the trained weights
+PLANNING_KEYS = ("decode",)  # keys of a model entry that only plan with the model, never train it
 
 
 def identity(settings: dict) -> tuple[str, str]:
     """(system, variant) as the published results name them: (`wl_lstm`, `state`)."""
     return f"{settings['encoding']}_{settings['learner']}", settings["mode"]
+
+
+ARCHITECTURE = {"lstm": "2-layer LSTM", "xgb": "gradient boosting"}  # per learner
+
+
+def size_entry(summary: dict) -> tuple[str, str, str]:
+    """(system, variant, architecture) of a training summary in the model-sizes table: one row per
+    encoding and learner, state and delta mode together."""
+    return summary["system"], summary["learner"], ARCHITECTURE[summary["learner"]]
 
 
 def check(name: str, settings: dict) -> list[str]:

@@ -123,9 +123,7 @@ def training_curves(results: Path) -> list[dict]:
     cross-entropy early stopping keeps (lowest validation loss) and the one CES keeps (highest
     validation coverage, the first of ties)."""
     runs = []
-    for s in collect.training_summaries(results, key="parameters"):
-        if s.get("family") != "plangpt":
-            continue
+    for s in collect.training_summaries(results, ("plangpt",)):
         rows = [r for r in collect.training_log(s) if r.get("val_loss")]
         if not rows:
             continue

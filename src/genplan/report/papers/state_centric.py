@@ -37,7 +37,7 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_
 def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     pub = Published.load(PAPER, published_path)
     every = collect.evaluation_rows(results)
-    summaries = collect.training_summaries(results)
+    summaries = collect.training_summaries(results, ("transition",))
     all_splits = {(s["benchmark"], s["domain"], s["model"]) for s in summaries if s.get("fsf_slots") == "all_splits"}
     drop_statics = {(s["benchmark"], s["domain"], s["model"]) for s in summaries if s.get("wl_statics") is False}
     evals = decoder_rows_of(every, all_splits, drop_statics)
@@ -194,9 +194,7 @@ def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
 
 def table3_rows(summaries: list[dict], pub: Published) -> list[dict]:
     """Feature dimension per encoding, LSTM parameters and XGBoost tree nodes per model; mean over
-    seeds (and over models for a dimension). The transition models' summaries only (theirs name no
-    family; the other families' do)."""
-    summaries = [s for s in summaries if s.get("family", "transition") == "transition"]
+    seeds (and over models for a dimension), from the transition models' summaries."""
     for s in summaries:
         s["encoding"], s["learner"], s["mode"] = (s["model"].split("_") + ["", "", ""])[:3]
     rows = []

@@ -18,8 +18,6 @@ ANYTIME = "lama_anytime"  # a best-known source only: it runs where A* proved no
 QUALITY_COLUMNS = ["benchmark", "domain", "split", "system", "variant", "beam_mode", "n_seeds", "n_problems",
                    "coverage", "refused", "mean_quality", "mean_length_ratio", "n_best_learned", "mean_time_s",
                    "mean_steps", "mean_expansions"]
-SOURCE_COLUMNS = ["benchmark", "domain", "split", "n_problems", "n_best_known", "from_planner", "from_lama_anytime",
-                  "from_learned", "planner_sources", "learned_sources"]
 
 
 def _fmt(value) -> str:

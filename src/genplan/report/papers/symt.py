@@ -100,7 +100,7 @@ def table2_md(rows: list[dict]) -> tuple[str, str]:
 def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
     """Parameter counts of our sequence models (from their training summaries) beside Table 1's."""
     rows = []
-    mine = [{**s, "system": "plangpt"} for s in summaries if s.get("family") == "plangpt"]
+    mine = [s for s in summaries if s["family"] == "plangpt"]
     mine += [s for s in summaries if s.get("family") == "symt" and s.get("model") in MAIN and s.get("system") in MAIN]
     for (bench, system), ss in sorted(aggregate.group(mine, ("benchmark", "system")).items()):
         p = pub.get("1", "", "", system, "", "parameters")
@@ -124,7 +124,7 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     md, tex = table2_md(t2)
     atomic.write_text(stem.with_suffix(".md"), md)
     atomic.write_text(stem.with_suffix(".tex"), tex)
-    summaries = collect.training_summaries(results, key="parameters")
+    summaries = collect.training_summaries(results, ("plangpt", "symt"))
     t1 = table1_rows(summaries, pub)
     stem1 = out_dir / "tables" / f"{NAME}-table1"
     tables.write_csv(stem1.with_suffix(".csv"), t1, COLUMNS)
