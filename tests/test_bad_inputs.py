@@ -13,12 +13,10 @@ from conftest import run_cli
 from test_features import gripper_problem, trajectory_record, write_split
 
 from genplan import val
-from genplan.domains import domain_file
 from genplan.errors import GenplanError
 from genplan.pddl_io import plan_to_text
 from genplan.stages.importer import SPLIT_DIRS
 from genplan.stages.problems import generate_benchmark
-from genplan.stages.trajectories import FORMAT_V1
 
 pytestmark = pytest.mark.timeout(60)  # a hang fails its case (pytest-timeout kills the command too)
 
@@ -49,7 +47,8 @@ CASES = {
     "validate: malformed domain": (
         [VALIDATE[0], "{W}/broken.pddl", *VALIDATE[2:]], 1, ["broken.pddl", "malformed PDDL domain"]),
     "validate: empty domain": ([VALIDATE[0], "{W}/empty.pddl", *VALIDATE[2:]], 1, ["empty.pddl", "empty PDDL domain"]),
-    "validate: empty problem": ([*VALIDATE[:2], "{W}/empty.pddl", VALIDATE[3]], 1, ["empty.pddl", "empty PDDL problem"]),
+    "validate: empty problem": (
+        [*VALIDATE[:2], "{W}/empty.pddl", VALIDATE[3]], 1, ["empty.pddl", "empty PDDL problem"]),
     "validate: malformed problem": (
         [*VALIDATE[:2], "{W}/broken.pddl", VALIDATE[3]], 1, ["broken.pddl", "malformed PDDL problem"]),
     "validate: problem of another domain": (
@@ -69,8 +68,8 @@ CASES = {
         _train("{W}/traj/train.json.gz", "chess"), 1, ["train.json.gz", "--domain 'chess'", "'gripper'"]),
     "train: another domain's key": (
         _train("{W}/traj/train.json.gz", "blocks"), 1, ["train.json.gz", "--domain 'blocks'", "'gripper'"]),
-    "train: format-1 file whose domain is gone": (
-        _train("{W}/traj/v1-lost.json.gz"), 1, ["v1-lost.json.gz", "rerun the `trajectories` rule"]),
+    "train: format-1 file (the domain as a path only)": (
+        _train("{W}/traj/v1.json.gz"), 1, ["v1.json.gz", "unknown trajectories format 'genplan-trajectories/1'"]),
     "import --no-verify: malformed problem": (
         IMPORT, 1, ["release/gripper/train/gripper-n1.pddl", "malformed PDDL problem"]),
     "generate: size 1e30": (_gen("blocks", _blocks([10**30])), 1, ["sizes.train", str(10**30)]),
@@ -79,7 +78,9 @@ CASES = {
     "generate: per_size 1e12": (_gen("blocks", _blocks([4], 10**12)), 1, ["per_size.train", str(10**12)]),
     "generate: sizes x per_size too many": (
         _gen("blocks", _blocks("2-100", 200)), 1, ["sizes.train x per_size.train", "19800 problems"]),
-    "generate: logistics cities 1e11": (_gen("logistics", _blocks([2], 1, cities=10**11)), 1, ["cities: 100000000000 is greater than the maximum of 20"]),
+    "generate: logistics cities 1e11": (
+        _gen("logistics", _blocks([2], 1, cities=10**11)), 1,
+        ["cities: 100000000000 is greater than the maximum of 20"]),
     "generate: visitall max_side too large": (
         _gen("visitall", _blocks([4], 1, max_side=1000)), 1, ["max_side: 1000 is greater than the maximum of 30"]),
     "generate: unknown key": (_gen("logistics", _blocks([2], 1, trucks=3)), 1,
@@ -123,17 +124,10 @@ def inputs(tmp_path_factory):
     (traj / "plain.json.gz").write_text('{"format": "genplan-trajectories/2"}')
     with gzip.open(traj / "latin1.json.gz", "wb") as fh:
         fh.write('{"format": "caf\u00e9"}'.encode("latin-1"))
-    _v1(traj / "v1-lost.json.gz", "runs/gone/problems/generated/gripper/domain.pddl", [records[1], records[2]])
+    with gzip.open(traj / "v1.json.gz", "wt") as fh:  # format 1: the domain as a path only
+        json.dump({"format": "genplan-trajectories/1", "split": "train", "domain_file": "runs/domain.pddl",
+                   "problems": [records[1], records[2]], "without_plan": []}, fh)
     return w
-
-
-def _v1(path, domain_path, records):
-    """A trajectories file of format 1: the domain as a path only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt") as fh:
-        json.dump({"format": FORMAT_V1, "split": "train", "domain_file": str(domain_path), "problems": records,
-                   "without_plan": []}, fh)
-    return path
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -162,21 +156,14 @@ def test_val_callers_are_protected_too(inputs, problem, said):
     assert err.value.path == inputs / problem
 
 
-def test_train_from_another_directory_with_format_2_and_format_1_files(inputs, tmp_path):
-    """Format 2 stands alone; format 1 finds its domain beside its results root. Neither depends on
-    the working directory."""
-    root = tmp_path / "runs"
-    bench = root / "problems" / "generated" / "gripper"
-    bench.mkdir(parents=True)
-    shutil.copyfile(domain_file("gripper"), bench / "domain.pddl")
-    with gzip.open(inputs / "traj" / "validation.json.gz", "rt") as fh:
-        records = json.load(fh)["problems"]
-    v1 = _v1(root / "trajectories" / "generated" / "gripper" / "validation.json.gz",
-             "runs/problems/generated/gripper/domain.pddl", records)  # relative to a directory not used here
+def test_train_from_another_directory(inputs, tmp_path):
+    """A trajectories file stands alone (it stores its domain): training does not depend on the
+    working directory."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     out = tmp_path / "model.ckpt"
-    args = [a.replace("{O}/model.ckpt", str(out)) for a in _train(str(inputs / "traj" / "train.json.gz"), val=str(v1))]
+    args = [a.replace("{O}/model.ckpt", str(out)) for a in _train(str(inputs / "traj" / "train.json.gz"),
+                                                                  val=str(inputs / "traj" / "validation.json.gz"))]
     res = run_cli(*args, cwd=elsewhere)
     assert res.returncode == 0, res.stderr
     assert out.is_file() and not any(elsewhere.iterdir())

@@ -1,5 +1,7 @@
-"""The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these):
-the data stages in `cli.data`, the learned planners of every family in `cli.models`."""
+"""The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these),
+each declared as a `Command` in the module of what it does: the problems (`cli.problems`), Fast
+Downward's plans (`cli.plans`), the data made from them (`cli.data`), training (`cli.train`),
+planning with a trained model (`cli.solve`) and the reports (`cli.report`)."""
 
 from __future__ import annotations
 
@@ -7,21 +9,20 @@ import argparse
 import logging
 import sys
 
-from genplan.cli import data, models
-from genplan.cli.types import HelpFormatter
+from genplan.cli import data, plans, problems, report, solve, train
 from genplan.errors import GenplanError
 
-log = logging.getLogger("genplan")
+DESCRIPTION = "The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these)."
+COMMANDS = (*problems.COMMANDS, *plans.COMMANDS, *data.COMMANDS, *train.COMMANDS, *solve.COMMANDS,
+            *report.COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genplan", description=__doc__)
+    p = argparse.ArgumentParser(prog="genplan", description=DESCRIPTION)
     p.add_argument("-v", "--verbose", action="store_true", help="debug log lines")
     sub = p.add_subparsers(dest="command", required=True)
-    data.add_parsers(sub)  # generate, import, plan, plan-anytime, plan-files, trajectories, statespace, stats, validate
-    models.add_parsers(sub)  # train, solve, evaluate, report, migrate
-    for command in sub.choices.values():  # every command's --help shows its defaults
-        command.formatter_class = HelpFormatter
+    for command in COMMANDS:
+        command.add_to(sub)
     return p
 
 

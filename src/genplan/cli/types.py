@@ -1,9 +1,12 @@
-"""Argument types shared by the command-line modules."""
+"""What the command-line modules share: the argument types, the help formatter, and `Command`, the
+table entry that declares one subcommand (its function, help and arguments)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 
 
 def json_object(text: str) -> dict:
@@ -25,3 +28,33 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         if action.required or action.default is None or action.help is None:
             return action.help
         return super()._get_help_string(action)
+
+
+def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
+    """One argument of a `Command`: `add_argument`'s flags and options."""
+    return flags, options
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: `genplan <name>` runs `func(args)`, whose return value is the exit status."""
+
+    name: str
+    func: Callable[[argparse.Namespace], int]
+    help: str
+    args: tuple[tuple[tuple[str, ...], dict], ...]
+    description: str | None = None
+
+    def add_to(self, sub) -> None:
+        """Register on the `genplan` parser's subparsers."""
+        parser = sub.add_parser(self.name, help=self.help, description=self.description, formatter_class=HelpFormatter)
+        for flags, options in self.args:
+            parser.add_argument(*flags, **options)
+        parser.set_defaults(func=self.func)
+
+
+# arguments that several commands take with the same meaning
+BENCHMARK_DIR = arg("--benchmark-dir", required=True, help="a benchmark folder with manifest.csv and domain.pddl")
+SPLIT = arg("--split", required=True, help="train, validation, interpolation or extrapolation")
+PLANS_TABLE = arg("--plans-table", required=True, help="the split's plans table (genplan plan --out-table)")
+

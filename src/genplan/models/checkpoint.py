@@ -13,8 +13,7 @@ A checkpoint is a `torch.save` of a dict of plain values and tensors, readable w
     training    the training state (epochs, best epoch, optimizer, ...)
     summary     the training summary (also written as summary.json)
 
-Version-1 checkpoints of the transition family (format "genplan-transition-model") keep loading:
-`read` converts them. Anything else is refused with one message naming the file.
+Anything else (another format or version) is refused with one message naming the file.
 """
 
 from __future__ import annotations
@@ -31,8 +30,6 @@ FORMAT = "genplan-model"
 VERSION = 2
 FIELDS = ("family", "identity", "weights", "config", "vocabulary", "training", "summary")
 IDENTITY = ("name", "family", "domain", "seed")
-V1_FORMAT = "genplan-transition-model"
-_V1_IDENTITY = ("name", "domain", "pddl_domain", "seed", "encoding", "learner", "mode", "dim")
 
 
 def envelope(family: str, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict) -> dict:
@@ -64,14 +61,13 @@ def read(path: str | Path) -> dict:
     except (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError, OSError) as exc:
         raise GenplanError(f"corrupt or not a genplan checkpoint ({type(exc).__name__})", path) from None
     fmt = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
-    if fmt == V1_FORMAT:
-        return _from_v1(ckpt, path)
     if fmt != FORMAT:
         raise GenplanError(f"unknown checkpoint format {fmt!r} (expected {FORMAT!r})", path)
     if ckpt.get("version") != VERSION:
         raise GenplanError(f"unsupported checkpoint version {ckpt.get('version')!r} (this genplan reads "
                            f"{VERSION}); retrain it with this genplan (delete it and rerun its training rule)", path)
-    missing = [k for k in FIELDS if k not in ckpt] + [f"identity.{k}" for k in IDENTITY if k not in ckpt.get("identity", {})]
+    identity = ckpt.get("identity", {})
+    missing = [k for k in FIELDS if k not in ckpt] + [f"identity.{k}" for k in IDENTITY if k not in identity]
     if missing:
         raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
     return ckpt
@@ -84,15 +80,3 @@ def check_domain(ckpt: dict, expect_domain: str, path) -> None:
     if expect_domain not in (ident["domain"], ident.get("pddl_domain")):
         raise GenplanError(f"checkpoint is a model of domain {ident['domain']!r}, not {expect_domain!r}", path)
 
-
-def _from_v1(old: dict, path: Path) -> dict:
-    """A version-1 transition checkpoint in the version-2 envelope."""
-    if old.get("version") != 1:
-        raise GenplanError(f"unsupported checkpoint version {old.get('version')!r} of {V1_FORMAT}; retrain it "
-                           "with this genplan (delete it and rerun its training rule)", path)
-    missing = [k for k in (*_V1_IDENTITY[:2], *_V1_IDENTITY[3:], "config", "encoder", "weights") if k not in old]
-    if missing:
-        raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
-    identity = {k: old[k] for k in _V1_IDENTITY if k in old}
-    return envelope("transition", identity, old["weights"], old["config"], old["encoder"],
-                    old.get("training", {}), old.get("summary", {}))

@@ -7,8 +7,7 @@ representation; problems without a plan are listed with their planner status. Wi
 (the config's `trajectories.all_plans`), a problem's other distinct VAL-valid plans follow under
 `alternatives` (config, actions, states), for PlanGPT's several plans per problem. The file stands
 alone: readers that need a domain FILE get the stored text written out (`domain_file`), so it
-can be read from any working directory. Format 1 (the domain as a path relative to the working
-directory of the run that wrote it) is still read."""
+can be read from any working directory."""
 
 from __future__ import annotations
 
@@ -23,14 +22,12 @@ from pathlib import Path
 from genplan import atomic, manifest, val
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
-from genplan.paths import problems_of_trajectories
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
 from genplan.progress import progress
 from genplan.tables import read_csv
 
 log = logging.getLogger("genplan")
 FORMAT = "genplan-trajectories/2"
-FORMAT_V1 = "genplan-trajectories/1"  # the domain as a path only; read, no longer written
 RERUN = "rerun the `trajectories` rule for it (snakemake -f FILE) or `genplan trajectories`"
 
 
@@ -124,7 +121,7 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
 
 
 def load(path: str | Path) -> dict:
-    """A trajectories file of format 2 or 1; GenplanError naming the file when it is not one."""
+    """A trajectories file of format 2; GenplanError naming the file when it is not one."""
     path = Path(path)
     if not path.is_file():
         raise GenplanError("trajectories file not found", path)
@@ -136,42 +133,20 @@ def load(path: str | Path) -> dict:
     except (OSError, EOFError, zlib.error, json.JSONDecodeError) as exc:
         raise GenplanError(f"not a trajectories file (gzip JSON): {exc}", path) from None
     fmt = doc.get("format") if isinstance(doc, dict) else None
-    if fmt not in (FORMAT, FORMAT_V1):
+    if fmt != FORMAT:
         raise GenplanError(f"unknown trajectories format {fmt!r}; expected {FORMAT!r}", path)
-    needed = {"problems": list, "domain_file": str, **({"domain_pddl": str} if fmt == FORMAT else {})}
+    needed = {"problems": list, "domain_file": str, "domain_pddl": str}
     for key, kind in needed.items():
         if not isinstance(doc.get(key), kind):
             raise GenplanError(f"trajectories file without a valid {key!r}; {RERUN.replace('FILE', str(path))}", path)
     return doc
 
 
-def _v1_domain(doc: dict, path: Path) -> Path:
-    """The domain of a format-1 file: its stored path (relative to the working directory of the run
-    that wrote it), else the benchmark's domain beside the file's results root:
-    <root>/trajectories/<benchmark>/<domain>/<split>.json.gz -> <root>/problems/<benchmark>/<domain>/domain.pddl"""
-    stored = Path(doc["domain_file"])
-    if stored.is_file():
-        return stored
-    bench = problems_of_trajectories(path.resolve())
-    tried = [f"{stored} (from {Path.cwd()})"]
-    if bench is not None:
-        beside = bench / "domain.pddl"
-        if beside.is_file():
-            return beside
-        tried.append(str(beside))
-    raise GenplanError(f"trajectories file of format 1 names its domain by a path that is not found: "
-                       f"tried {' and '.join(tried)}; {RERUN.replace('FILE', str(path))} (format 2 stores the domain)",
-                       path)
-
-
 @contextlib.contextmanager
 def domain_file(doc: dict, path: str | Path):
-    """A domain file of a loaded trajectories document, for readers that need a file: format 2's
-    stored text written to a temporary file (removed afterwards), format 1's found file."""
+    """A domain file of a loaded trajectories document, for readers that need a file: its stored
+    text written to a temporary file (removed afterwards)."""
     path = Path(path)
-    if doc["format"] == FORMAT_V1:
-        yield _v1_domain(doc, path)
-        return
     with tempfile.TemporaryDirectory(prefix="genplan-domain-") as tmp:
         target = Path(tmp) / "domain.pddl"
         target.write_text(doc["domain_pddl"], encoding="utf-8")

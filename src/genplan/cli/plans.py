@@ -1,0 +1,184 @@
+"""The commands that make plans with Fast Downward, every plan checked by VAL: `plan` (one split of
+a benchmark), `plan-anytime` (anytime LAMA on a split's problems without a proven optimum) and
+`plan-files` (loose problem files). All three end their Fast Downward runs on a signal."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+from genplan.cli.types import BENCHMARK_DIR, PLANS_TABLE, SPLIT, Command, arg
+from genplan.cli.types import json_object as _json
+from genplan.errors import GenplanError
+
+THREADS = arg("--threads", type=int, default=1, help="problems planned at once (one Fast Downward run each)")
+OUT_DIR = arg("--out-dir", required=True, help="the plans folder (replaced as a whole)")
+_PLAN_INTERRUPT = ("SIGTERM, SIGINT (Ctrl-C) or SIGHUP ends every running Fast Downward process group, removes the "
+                   "run folders (genplan-fd-* in $TMPDIR) and the hidden temporary output folder, writes nothing, "
+                   "and exits 128 + the signal's number (143 for SIGTERM, 130 for SIGINT).")
+
+
+def _planner_descriptions() -> str:
+    from genplan.stages.fast_downward import DESCRIPTIONS
+
+    return "\n".join(f"  {name:<12} {text}" for name, text in DESCRIPTIONS.items())
+
+
+def _wrap(text: str) -> str:
+    """Paragraphs filled to 90 columns; a line that starts with two spaces is a table entry."""
+    return "\n".join(textwrap.fill(line, 90, subsequent_indent=" " * 15 if line.startswith("  ") else "")
+                     for line in text.split("\n"))
+
+
+def _interrupted(exc) -> int:
+    print(f"genplan: {exc}: Fast Downward runs ended, temporary folders removed, no output written", file=sys.stderr)
+    return exc.exit_status
+
+
+def cmd_plan(a) -> int:
+    from genplan.configuration import check_value
+    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.stages.plans import plan_split
+
+    check_value(a.params, ("properties", "planner"), "--params (the planner section)",
+                required=("optimal", "fallback", "lama", "memory_limit_mb"))
+    try:
+        with interruptible():
+            plan_split(a.benchmark_dir, a.split, a.params, a.out_dir, a.out_table, threads=a.threads)
+    except Interrupted as exc:
+        return _interrupted(exc)
+    return 0  # a malformed problem raises MalformedProblems (a GenplanError): one message, exit 1
+
+
+def cmd_plan_anytime(a) -> int:
+    from genplan.configuration import check_value
+    from genplan.paths import SPLITS
+    from genplan.stages.anytime import anytime_split
+    from genplan.stages.fast_downward import Interrupted, interruptible
+
+    check_value(a.params, ("properties", "planner"), "--params (the planner section)",
+                required=("lama_anytime", "memory_limit_mb"))
+    if a.split not in SPLITS:
+        raise GenplanError(f"--split must be one of {list(SPLITS)}, not {a.split!r}")
+    if a.threads < 1:
+        raise GenplanError(f"--threads must be at least 1, not {a.threads}")
+    try:
+        with interruptible():
+            anytime_split(a.benchmark_dir, a.split, a.plans_table, a.params, a.out_dir, a.out_table, threads=a.threads)
+    except Interrupted as exc:
+        return _interrupted(exc)
+    return 0
+
+
+def _check_plan_files_limits(a) -> None:
+    if a.time_limit <= 0:
+        raise GenplanError(f"--time-limit must be positive, not {a.time_limit}")
+    if a.threads < 1:
+        raise GenplanError(f"--threads must be at least 1, not {a.threads}")
+    if a.memory_limit_mb < 256:
+        raise GenplanError(f"--memory-limit-mb must be at least 256, not {a.memory_limit_mb}")
+
+
+def cmd_plan_files(a) -> int:
+    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.stages.plans import TABLE_NAME, MalformedProblems, plan_files, problem_line, summary
+
+    _check_plan_files_limits(a)
+    malformed = None
+    try:
+        with interruptible():
+            table = plan_files(a.domain, a.problems, a.planner, a.time_limit, a.memory_limit_mb, a.out_dir,
+                               threads=a.threads,
+                               on_problem=lambda name, rows: print(problem_line(name, rows), flush=True))
+    except Interrupted as exc:
+        return _interrupted(exc)
+    except MalformedProblems as exc:
+        malformed, table = exc, exc.table
+    problems = {r["problem"] for r in table}
+    valid = {r["problem"] for r in table if r["valid"] == "yes"}
+    print(f"{summary(table, len(problems))}; plans and {TABLE_NAME} in {a.out_dir}")
+    if malformed is not None:
+        print(f"genplan: error: {malformed}", file=sys.stderr)
+    return 0 if valid == problems else 1
+
+
+PLAN_DESCRIPTION = (
+    "Plan every problem of one split of a benchmark folder (made by `genplan generate` or `genplan import`, "
+    "with manifest.csv) with Fast Downward, and check every plan with VAL.\n\n"
+    "Per problem: A* + LM-cut (optimal.time_limit seconds; \"optimal\": {\"enabled\": false} skips it); if "
+    "it neither finds a plan nor proves the problem unsolvable, or did not run, GBFS + FF (fallback); and "
+    "LAMA-first (lama), for the best-known plan length. Each run has memory_limit_mb.\n"
+    "Configurations:\n{planners}\n\n"
+    "Outputs: --out-dir holds <problem>.<config>.plan for every plan and <problem>.plan, the trajectory's plan "
+    "(A* + LM-cut's, else GBFS + FF's); --out-table one row per run: status (optimal, satisficing, timeout, "
+    "unsolvable, error), plan length, time, VAL's verdict, reason. Both are written atomically, the table last. "
+    "The last log line counts the problems with a VAL-valid plan from any configuration.\n\n"
+    "Exit status: 0 when the split was planned (problems without a plan are rows, not failures). 1 when a "
+    "problem is malformed: every problem is parsed first; a malformed one is not planned, its rows say "
+    "`error` and why, the others are planned and both outputs are written, then one message names every "
+    "malformed file (run by Snakemake, the failed job's outputs are then deleted: fix the PDDL and rerun). "
+    "1 also for a malformed domain or bad --params, with nothing written. ")
+ANYTIME_DESCRIPTION = (
+    "Run LAMA 2011 as an anytime planner (lama_anytime: alias seq-sat-lama-2011, to its time limit, the "
+    "last and cheapest plan kept) on every problem of one split that the split's plans table (from "
+    "`genplan plan`) leaves without a proven optimum, and check every plan with VAL: the best-known "
+    "reference of the reports' quality. A problem whose astar_lmcut row is `optimal` (or `unsolvable`) "
+    "is not run; its row says `skipped-optimal` (`skipped-unsolvable`).\n\n"
+    "Outputs: --out-dir holds <problem>.lama_anytime.plan for every plan; --out-table one row per problem "
+    "of the split, with the plans table's columns (config lama_anytime; status satisficing, timeout, "
+    "error, skipped-optimal or skipped-unsolvable; the reason says how many plans came). Both written "
+    "atomically, the table last.\n\n"
+    "Exit status: 0 when the split was run (problems without a plan are rows, not failures); 1 with one "
+    "message and nothing written for bad --params, a missing or foreign plans table (its problems must "
+    "be the split's), or lama_anytime disabled. ")
+PLAN_FILES_DESCRIPTION = (
+    "Plan PROBLEM files of DOMAIN with one Fast Downward configuration and check every plan with VAL.\n"
+    "Configurations (--planner):\n{planners}\n"
+    "  default      A* + LM-cut, then GBFS + FF when A* neither finds a plan nor proves unsolvability "
+    "(the pipeline's pair)\n\n"
+    "Prints one line per problem (status, configuration, plan length, time, VAL's verdict) and a final count "
+    "of the problems with a VAL-valid plan. Writes --out-dir atomically: <problem>.plan (named by the "
+    "problem file's stem) for each VAL-valid plan, <problem>.<config>.rejected.plan for a plan VAL "
+    "rejects, and plans.csv, one row per run. --out-dir must be new, empty, or an earlier output of this "
+    "command (it is replaced). DOMAIN given among the problems (dir/*.pddl) is skipped.\n\n"
+    "Exit status: 0 only when every problem has a VAL-valid plan; 1 otherwise (timeout, unsolvable, error, "
+    "or a malformed problem: it is not planned, its row says why, the others are planned and written, "
+    "and one message names every malformed file); 1 with nothing written for a malformed domain. ")
+
+
+def _description(text: str) -> str:
+    """A description with the configurations' table and the signals' paragraph, filled."""
+    return _wrap(text.replace("{planners}", _planner_descriptions()) + _PLAN_INTERRUPT)
+
+
+COMMANDS = (
+    Command("plan", cmd_plan, "plan one split with Fast Downward; every plan checked by VAL", (
+        BENCHMARK_DIR, SPLIT,
+        arg("--params", type=_json, required=True,
+            help='the planner configuration (JSON), e.g. {"optimal": {"time_limit": 60}, "fallback": '
+                 '{"enabled": true, "time_limit": 300}, "lama": {"enabled": true, "time_limit": 60}, '
+                 '"memory_limit_mb": 4096}; omitted time limits take the config schema\'s defaults'),
+        THREADS, OUT_DIR,
+        arg("--out-table", required=True, help="the CSV table of every run")),
+        description=_description(PLAN_DESCRIPTION)),
+    Command("plan-anytime", cmd_plan_anytime,
+            "anytime LAMA on a split's problems without a proven optimum; every plan checked by VAL", (
+                BENCHMARK_DIR, SPLIT, PLANS_TABLE,
+                arg("--params", type=_json, required=True,
+                    help='the planner configuration (JSON): {"lama_anytime": {"enabled": true, "time_limit": 60}, '
+                         '"memory_limit_mb": 4096}; an omitted time limit takes the config schema\'s default'),
+                THREADS, OUT_DIR,
+                arg("--out-table", required=True, help="the CSV table, one row per problem")),
+            description=_description(ANYTIME_DESCRIPTION)),
+    Command("plan-files", cmd_plan_files,
+            "plan loose PDDL problem files with one Fast Downward configuration; every plan checked by VAL", (
+                arg("domain", metavar="DOMAIN", help="the PDDL domain file"),
+                arg("problems", metavar="PROBLEM", nargs="+", help="PDDL problem files"),
+                arg("--planner", choices=("astar_lmcut", "gbfs_ff", "lama_first", "lama_anytime", "default"),
+                    default="default", help="the configuration (see above)"),
+                arg("--time-limit", type=float, default=60, help="seconds per Fast Downward run"),
+                arg("--memory-limit-mb", type=int, default=4096, help="memory per Fast Downward run (MiB)"),
+                arg("--threads", type=int, default=1, help="problems planned at once"),
+                arg("--out-dir", required=True, help="folder for the plans and plans.csv")),
+            description=_description(PLAN_FILES_DESCRIPTION)),
+)

@@ -1,0 +1,50 @@
+"""The commands that write a benchmark folder's problems: our seeded generators (`generate`) and
+the papers' instances (`import`)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from genplan.cli.types import Command, arg
+from genplan.cli.types import json_object as _json
+
+log = logging.getLogger("genplan")
+DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics or visitall")
+OUT_BENCHMARK = arg("--out", required=True, help="the benchmark folder (written atomically)")
+
+
+def cmd_generate(a) -> int:
+    from genplan.configuration import check_value
+    from genplan.stages.problems import generate_benchmark
+
+    check_value(a.params, ("properties", "generate", "additionalProperties"), "--params (a domain's generate section)")
+    rows = generate_benchmark(a.domain, a.params, a.seed, Path(a.out))
+    log.info("generated %d %s problems into %s", len(rows), a.domain, a.out)
+    return 0
+
+
+def cmd_import(a) -> int:
+    from genplan.stages.importer import import_benchmark
+
+    import_benchmark(a.domain, a.source or None, a.out, verify=not a.no_verify)
+    return 0
+
+
+COMMANDS = (
+    Command("generate", cmd_generate, "write a generated benchmark for one domain (all splits)", (
+        DOMAIN,
+        arg("--params", type=_json, required=True, help='the domain\'s generate section (JSON), e.g. '
+            '{"sizes": {"train": [4, 6]}, "per_size": {"train": 3}}'),
+        arg("--seed", type=int, required=True, help="the same seed gives the same problems"),
+        OUT_BENCHMARK),
+        description="Our seeded generators: the PDDL problems of every split at the configured sizes, duplicates "
+                    "removed within and across splits, with manifest.csv and domain.pddl."),
+    Command("import", cmd_import, "import the papers' instances for one domain", (
+        DOMAIN,
+        arg("--source", default=None, help="local folder laid out like the release; omit to download it"),
+        arg("--no-verify", action="store_true", help="accept local files that differ from the release"),
+        OUT_BENCHMARK),
+        description="The papers' exact instances, from a local copy laid out like the release or downloaded from "
+                    "the pinned release; every file checked against its SHA-256."),
+)

@@ -1,0 +1,24 @@
+"""`genplan report`: a paper's tables and figures from the result files (genplan.report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from genplan.cli.types import Command, arg
+
+
+def cmd_report(a) -> int:
+    from genplan.report import build_report
+
+    build_report(a.paper, Path(a.results), Path(a.out_dir or a.results), a.published)
+    return 0
+
+
+COMMANDS = (
+    Command("report", cmd_report, "a paper's tables and figures from the result files", (
+        arg("paper", help="the report to build: one of genplan.report.registry.REPORTS (state-centric, "
+            "symt, plangpt, diffusion, leaderboard)"),
+        arg("--results", default="results", help="the results root to read"),
+        arg("--out-dir", default=None, help="where tables/ and figures/ go (default: --results)"),
+        arg("--published", default=None, help="published_results.csv (default: the packaged copy)"))),
+)

@@ -1,0 +1,108 @@
+"""The commands that plan with a trained model of any family, every plan checked by VAL: `solve`
+(one problem) and `evaluate` (one split, one CSV)."""
+
+from __future__ import annotations
+
+import sys
+
+from genplan.cli.types import Command, arg
+from genplan.cli.types import json_object as _json
+
+STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pooled (our beam), beam3-reference "
+                 "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
+                 "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
+                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK. diffusion: unmask-TN[-BK][-tauX] "
+                 "(N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: gbfs, descent (limits: "
+                 "--settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
+                 "see genplan.planners.strategies")
+
+
+def _planning_settings(a) -> dict:
+    """--settings, checked, with --horizon-min and --horizon-per-object put into its `decode`."""
+    from genplan.configuration import check_value
+
+    settings = dict(a.settings or {})
+    check_value(settings, ("$defs", "planning"), "--settings (planning settings)")
+    if a.horizon_min is not None or a.horizon_per_object is not None:
+        decode = dict(settings.get("decode") or {})
+        if a.horizon_min is not None:
+            decode["horizon_min"] = a.horizon_min
+        if a.horizon_per_object is not None:
+            decode["horizon_per_object"] = a.horizon_per_object
+        settings["decode"] = decode
+    return settings
+
+
+def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
+    """The planner, told to write its trace to `trace` when one is asked for."""
+    if trace is None:
+        return plan_with
+    if not hasattr(plan_with, "trace_path"):
+        from genplan.errors import GenplanError
+
+        raise GenplanError(f"strategy {strategy!r} of family {family} has no trace "
+                           "(diffusion's unmask strategies have)")
+    plan_with.trace_path = trace
+    return plan_with
+
+
+def cmd_solve(a) -> int:
+    from genplan.planners.solve import load_model, solve, summary_line
+    from genplan.planners.strategies import parse
+    from genplan.registry import family, planner
+
+    if a.strategy is not None:
+        parse(a.strategy)  # a misspelt strategy is named before the model loads
+    model = load_model(a.model, a.domain)
+    strategy = a.strategy or getattr(model, "default_strategy", None) or family(model.family).default_strategy
+    reference = None
+    if a.reference_plan is not None:
+        from genplan.pddl_io import read_plan
+
+        reference = read_plan(a.reference_plan)
+    plan_with = _with_trace(planner(model, strategy, _planning_settings(a)), strategy, model.family, a.trace)
+    outcome, text = solve(plan_with, a.domain, a.problem, a.out, reference)
+    if a.out is None and outcome.solved:
+        sys.stdout.write(text)
+    print(summary_line(outcome, a.problem))
+    return 0 if outcome.solved else 1
+
+
+def cmd_evaluate(a) -> int:
+    from genplan.configuration import check_value
+    from genplan.evaluation import evaluate_split
+    from genplan.planners.strategies import parse as parse_strategy
+
+    check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
+    parse_strategy(a.strategy)  # named before the model loads
+    evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
+                   benchmark=a.benchmark, seed=a.seed)
+    return 0
+
+
+COMMANDS = (
+    Command("solve", cmd_solve, "plan one problem with a trained model; exit 0 only if VAL accepts the plan", (
+        arg("--model", required=True, help="model.ckpt written by `genplan train` (any family)"),
+        arg("domain"),
+        arg("problem"),
+        arg("--strategy", default=None, help=STRATEGY_HELP + "; default: the family's (beam3-pooled, greedy)"),
+        arg("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}"),
+        arg("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)"),
+        arg("--horizon-per-object", type=int, default=None,
+            help="beam: steps per object when more than --horizon-min (default 10)"),
+        arg("--reference-plan", default=None,
+            help="a plan of the problem whose prefix prefixP-greedy completes (plan completion)"),
+        arg("--out", default=None, help="plan file, written only for a valid plan (default: stdout)"),
+        arg("--trace", default=None, help="diffusion: write the unmasking trace (per step the sequence, #<MASK>, "
+            "#<PAD>) to this JSON file"))),
+    Command("evaluate", cmd_evaluate, "plan and VAL-check one split with one model and strategy (one CSV)", (
+        arg("--model", required=True, help="model.ckpt (any family)"),
+        arg("--benchmark-dir", required=True),
+        arg("--split", required=True),
+        arg("--plans-table", required=True, help="the split's plans table (best-known lengths)"),
+        arg("--strategy", default="beam3-pooled", help=STRATEGY_HELP),
+        arg("--settings", type=_json, default={}, help="the model entry's planning settings (JSON)"),
+        arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
+        arg("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)"),
+        arg("--out", required=True))),
+)

@@ -1,0 +1,48 @@
+"""`genplan train`: one model (name, domain, seed) of any family, trained on its stage's outputs."""
+
+from __future__ import annotations
+
+import logging
+
+from genplan.cli.types import Command, arg
+from genplan.cli.types import json_object as _json
+
+log = logging.getLogger("genplan")
+
+
+def cmd_train(a) -> int:
+    from genplan import registry
+    from genplan.configuration import check_value
+
+    settings = dict(a.settings)
+    if a.family is not None:
+        settings["family"] = a.family
+    settings.setdefault("seeds", [a.seed])
+    settings.setdefault("strategies", [])
+    check_value(settings, ("$defs", "model"), f"--settings of model {a.model!r}")
+    registry.validate_models({a.model: settings})
+    fam = registry.family(settings["family"])
+    data = {"train": a.train, "validation": a.validation}
+    summary = fam.impl.train(a.model, settings, a.domain, data, a.seed, a.out, a.log, a.summary,
+                             threads=a.threads, device=a.device)
+    log.info("trained %s for %s (seed %d) in %.1f s: %s", a.model, a.domain, a.seed, summary["job_time_s"], a.out)
+    return 0
+
+
+COMMANDS = (
+    Command("train", cmd_train, "train one model (name, domain, seed) of any family on its stage's outputs", (
+        arg("--model", required=True, help="the model's name in the config's `models` section"),
+        arg("--settings", type=_json, required=True,
+            help="the model's config entry (JSON): family and the family's settings"),
+        arg("--family", default=None, help="overrides the settings' family"),
+        arg("--domain", required=True, help="the workflow's domain key (blocks, gripper, ...)"),
+        arg("--train", nargs="+", required=True,
+            help="training data: trajectories (.json.gz) or state-space folders, as the family trains"),
+        arg("--validation", nargs="+", required=True, help="validation data, as --train"),
+        arg("--seed", type=int, required=True),
+        arg("--threads", type=int, default=1, help="torch / XGBoost threads (scheduling: not a parameter)"),
+        arg("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: CUDA when present"),
+        arg("--out", required=True, help="the checkpoint"),
+        arg("--log", default=None, help="training log (CSV)"),
+        arg("--summary", default=None, help="summary (JSON)"))),
+)
