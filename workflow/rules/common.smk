@@ -9,7 +9,7 @@ from snakemake.utils import validate
 
 from genplan import registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import EVAL_SPLITS, SPLITS, Layout
+from genplan.paths import BENCHMARKS, EVAL_SPLITS, SPLITS, Layout
 from genplan.report import registry as reports
 
 
@@ -24,7 +24,7 @@ MODELS = config["models"]
 
 
 wildcard_constraints:
-    benchmark="generated|paper",
+    benchmark="|".join(BENCHMARKS),
     domain="|".join(config["domains"]),
     split="|".join(SPLITS),
     model="|".join(MODELS) or "no-model",

@@ -11,9 +11,10 @@ from genplan.cli.types import json_object as _json
 STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pooled (our beam), beam3-reference "
                  "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
                  "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
-                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK. diffusion: unmask-TN[-BK][-tauX] "
-                 "(N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: gbfs, descent (limits: "
-                 "--settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
+                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK, prefixP-greedy. symt: "
+                 "heuristic-greedy, gbfs (SymT^E); greedy, greedy-applicable, greedy-reground (SymT^ED). diffusion: "
+                 "unmask-TN[-BK][-tauX] (N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: "
+                 "gbfs, descent (limits: --settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
                  "see genplan.planners.strategies")
 
 

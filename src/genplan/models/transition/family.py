@@ -23,7 +23,6 @@ from pathlib import Path
 
 from genplan.planners import strategies
 
-TRAINING_KEYS = ("encoder", "train")  # the settings that decide the trained weights
 PLANNING_KEYS = ("decode",)  # keys of a model entry that only plan with the model, never train it
 
 
