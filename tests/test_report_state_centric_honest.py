@@ -18,6 +18,8 @@ from genplan.tables import write_csv
 
 PAPER = "state-centric-icaps26"
 
+TRANSITION = {"family": "transition"}  # a transition model's summary names its family, system and variant
+
 
 def _rows(domain, split, model, seed, beam, outcomes):
     """outcomes: problem -> plan length (solved), "refused" or None (not solved)."""
@@ -213,7 +215,8 @@ def test_an_fsf_model_sized_on_every_split_is_its_own_decoder_and_the_faithful_o
     for model, extra in (("fsf_xgb_delta", {}), ("fsf_xgb_delta_allsplits", {"fsf_slots": "all_splits"})):
         summary = res / "models" / "paper" / "visitall" / model / "seed13" / "summary.json"
         summary.parent.mkdir(parents=True)
-        summary.write_text(json.dumps({"model": model, "feature_dim": 40, "xgb_nodes": 100, **extra}))
+        summary.write_text(json.dumps({"model": model, **TRANSITION, "system": "fsf_xgb", "variant": "delta",
+                                       "feature_dim": 40, "xgb_nodes": 100, **extra}))
     _write_plans(res, "visitall", "extrapolation", {"p1": (None, 40), "p2": (None, 50)})
     summary, cells, tables = _report(res)
     t1 = {r["beam_mode"]: r for r in _read(tables / "state-centric-table1.csv") if r["system"] == "fsf_xgb"}
@@ -231,7 +234,9 @@ def _drop_statics_model(res, domain, model, seeds=("13",)):
     for seed in seeds:
         summary = res / "models" / "paper" / domain / f"{model}_dropstatics" / f"seed{seed}" / "summary.json"
         summary.parent.mkdir(parents=True, exist_ok=True)
-        summary.write_text(json.dumps({"model": f"{model}_dropstatics", "feature_dim": 17, "wl_statics": False}))
+        system, variant = model.rsplit("_", 1)  # wl_xgb_delta -> (wl_xgb, delta)
+        summary.write_text(json.dumps({"model": f"{model}_dropstatics", **TRANSITION, "system": system,
+                                       "variant": variant, "feature_dim": 17, "wl_statics": False}))
 
 
 def _write_drop(res, domain, split, model, beam, outcomes, seeds=("13",)):
