@@ -241,13 +241,31 @@ def report_outputs(paper):
     return reports.outputs(paper, config["results_dir"]) if not subjects or family_models(subjects) else []
 
 
+# Subcategories of `snakemake --report` inside each report's category (genplan.report.registry): the
+# tables that set ours beside the published numbers (for the leaderboard: every system side by side)
+# first, then the figures, then the other tables. The summary page is workflow/report/workflow.rst.
+REPORT_CATEGORIES = {
+    "1. ours beside the published": ("leaderboard", "learned-vs-classical", "state-centric-table1",
+                                     "state-centric-agreement", "state-centric-table3", "symt-table1",
+                                     "symt-table2", "plangpt-table1", "plangpt-table2", "diffusion-table1"),
+    "2. figures": (".png",),
+    "3. more tables": (".csv",),
+}
+
+
+def report_subcategory(path):
+    """The subcategory of a marked file: the first of REPORT_CATEGORIES naming its stem or suffix."""
+    return next(name for name, keys in REPORT_CATEGORIES.items() if {Path(path).stem, Path(path).suffix} & set(keys))
+
+
 def reported(paper):
     """A report's outputs with its CSV tables and PNG figures marked for `snakemake --report`
-    (caption: workflow/report/<paper>.rst; the Markdown, LaTeX and PDF copies stay plain files).
-    Only files present when the workflow is read are marked, so that `--report` builds the HTML
-    from whatever tables the results root holds (a paper not run yet is left out, not an error);
-    the flag changes nothing else."""
-    return [report(f, caption=f"../report/{paper}.rst", category=reports.REPORTS[paper].category)
+    (caption: workflow/report/<paper>.rst; category: the report's, subcategory: REPORT_CATEGORIES;
+    the Markdown, LaTeX, PDF and SVG copies stay plain files). Only files present when the workflow
+    is read are marked, so that `--report` builds the HTML from whatever tables the results root
+    holds (a paper not run yet is left out, not an error); the flag changes nothing else."""
+    return [report(f, caption=f"../report/{paper}.rst", category=reports.REPORTS[paper].category,
+                   subcategory=report_subcategory(f))
             if f.endswith((".csv", ".png")) and Path(f).is_file() else f
             for f in reports.outputs(paper, config["results_dir"])]
 

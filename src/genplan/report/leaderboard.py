@@ -19,11 +19,14 @@ it runs where A* proved no optimum, so a coverage of it would not compare). Colu
   the training summaries (mean over seeds; CPU time only where a family records it).
 
 GBFS + FF runs in the plans stage only where A* + LM-cut neither found a plan nor proved there is
-none: its `n_problems` counts those problems only. Optional: `<root>/scaling/scaling.csv` of
-`benchmarks/scaling.py` adds the scaling sets (benchmark `scaling`, one split per size).
+none: its row counts the problems it solved there over the split's problems, as every row does
+(`n_problems` is the split's size for every row), so it never ranks above A* on a smaller base.
+Optional: `<root>/scaling/scaling.csv` of `benchmarks/scaling.py` adds the scaling sets
+(benchmark `scaling`, one split per size).
 
 Outputs (genplan.report.registry): tables/leaderboard.{md,csv}, tables/model-sizes.{md,csv},
-figures/leaderboard.{png,pdf} (extrapolation coverage per domain, every system)."""
+figures/leaderboard.{png,pdf,svg} and leaderboard-quality.{png,pdf} (genplan.report.leaderboard_figure:
+each system's best configuration, coverage by domain and split), tables/learned-vs-classical.csv."""
 
 from __future__ import annotations
 
@@ -115,7 +118,7 @@ def fast_downward_rows(results: Path, best_all: dict[tuple, int]) -> list[dict]:
             solved = [r for r in runs if r["valid"] == "yes" and r["plan_length"] not in ("", None)]
             ratios = [best[r["problem"]] / int(r["plan_length"]) for r in solved
                       if r["problem"] in best and int(r["plan_length"]) > 0]
-            n = len({r["problem"] for r in runs}) if config == "gbfs_ff" else len(problems)
+            n = len(problems)  # every row's denominator is the split (GBFS + FF's too: see the docstring)
             rows.append({"benchmark": bench, "domain": dom, "split": split, "system": FD, "variant": config,
                          "model": "", "strategy": config, "coverage": len(solved) / n if n else 0.0,
                          "n_solved": len(solved), "n_problems": n, "n_seeds": 1, "quality": _mean(ratios),

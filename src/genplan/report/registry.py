@@ -74,11 +74,15 @@ REPORTS = {
         reads={"plangpt": (SUMMARIES, LOGS)}, subjects=("plangpt",)),
     # One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
     # known plan, median time, model size, training time and device; and the state-centric Table 4
-    # (model sizes) from the same numbers.
+    # (model sizes) from the same numbers. Its figures (genplan.report.leaderboard_figure): coverage,
+    # and quality with median time, of each system's best configuration per benchmark, domain and split
+    # (the SVG for the HTML report's summary page), and the best learned beside the best classical planner.
     "leaderboard": Report(
         rule="leaderboard", module="genplan.report.leaderboard", category="1. Leaderboard",
-        tables=[("leaderboard", ext) for ext in ("md", "csv")] + [("model-sizes", ext) for ext in ("md", "csv")],
-        figures=[("leaderboard", ext) for ext in ("png", "pdf")],
+        tables=[("leaderboard", ext) for ext in ("md", "csv")] + [("model-sizes", ext) for ext in ("md", "csv")]
+        + [("learned-vs-classical", "csv")],
+        figures=[("leaderboard", ext) for ext in ("png", "pdf", "svg")] + [("leaderboard-quality", ext)
+                                                                         for ext in ("png", "pdf")],
         reads={ALL: (SUMMARIES,)}, plans="evaluated"),
 }
 
