@@ -4,6 +4,7 @@ One case a bad input; the inputs are made once per module, small (Gripper, 1-2 b
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import shutil
@@ -37,6 +38,8 @@ def _train(traj, domain="gripper", val="{W}/traj/validation.json.gz"):
             "--validation", val, "--seed", "1", "--device", "cpu", "--out", "{O}/model.ckpt"]
 
 
+EVALUATE = ["evaluate", "--model", "{W}/model.ckpt", "--benchmark-dir", "{W}/bench", "--split", "train",
+            "--plans-table", "{W}/blocks-plans.csv", "--out", "{O}/train.csv"]
 VALIDATE = ["validate", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "{W}/ok.plan"]
 TRAJ = ["trajectories", "--benchmark-dir", "{W}/bench", "--split", "train", "--plans-dir", "{W}/plans",
         "--plans-table", "{W}/plans.csv", "--out", "{O}/train.json.gz"]
@@ -83,6 +86,24 @@ CASES = {
         ["cities: 100000000000 is greater than the maximum of 20"]),
     "generate: visitall max_side too large": (
         _gen("visitall", _blocks([4], 1, max_side=1000)), 1, ["max_side: 1000 is greater than the maximum of 30"]),
+    "report: missing results folder": (
+        ["report", "state-centric", "--results", "{W}/no-results", "--out-dir", "{O}"], 1,
+        ["no-results", "--results: no such results folder"]),
+    "evaluate: another domain's plans table": (
+        EVALUATE, 1, ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
+    "evaluate: a strategy of another family": (
+        [*EVALUATE[:8], "{W}/plans.csv", *EVALUATE[9:], "--strategy", "greedy"], 2,
+        ["strategy='greedy' for a transition model. Must be of the forms "
+         "['beam3-pooled', 'beam3-reference', 'beam3-pooled-nostatics']"]),
+    "evaluate: unmask-T100000000": (
+        [*EVALUATE[:8], "{W}/plans.csv", *EVALUATE[9:], "--strategy", "unmask-T100000000"], 2,
+        ["unmask-T100000000", "steps 100000000 is greater"]),
+    "solve: multibeam100000": (
+        ["solve", "--model", "{W}/model.ckpt", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--strategy",
+         "multibeam100000", "--out", "{O}/p.plan"], 2, ["multibeam100000", "beams 100000 is greater than the maximum"]),
+    "solve: topp0.9x100000000": (
+        ["solve", "--model", "{W}/model.ckpt", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--strategy",
+         "topp0.9x100000000"], 2, ["topp0.9x100000000", "samples 100000000 is greater than the maximum of 1000"]),
     "generate: unknown key": (_gen("logistics", _blocks([2], 1, trucks=3)), 1,
                               ["unknown", "['trucks']"]),
 }
@@ -127,6 +148,11 @@ def inputs(tmp_path_factory):
     with gzip.open(traj / "v1.json.gz", "wt") as fh:  # format 1: the domain as a path only
         json.dump({"format": "genplan-trajectories/1", "split": "train", "domain_file": "runs/domain.pddl",
                    "problems": [records[1], records[2]], "without_plan": []}, fh)
+    (w / "blocks-plans.csv").write_text("problem,config,status,plan_length,time,valid,reason,plan_file\n"
+                                        "probBLOCKS-4-0,astar_lmcut,optimal,6,0.1,yes,,probBLOCKS-4-0.plan\n")
+    train = [a.replace("{O}/model.ckpt", str(w / "model.ckpt")).replace("{W}", str(w))
+             for a in _train("{W}/traj/train.json.gz")]
+    assert run_cli(*train).returncode == 0  # a real model: the evaluate and solve cases load it
     return w
 
 
@@ -167,3 +193,28 @@ def test_train_from_another_directory(inputs, tmp_path):
     res = run_cli(*args, cwd=elsewhere)
     assert res.returncode == 0, res.stderr
     assert out.is_file() and not any(elsewhere.iterdir())
+
+
+@pytest.mark.parametrize("goal", ["(and)", "(and (at ball1 rooma) (room roomb))"])
+def test_a_goal_true_initially_gets_the_empty_plan(inputs, tmp_path, goal):
+    """Issue 27: an empty goal, or one already true, is solved by the empty plan (exit 0, VAL-valid) by every
+    planner (genplan.planners.solve checks it before any planner runs), and the evaluation counts it honestly."""
+    bench = tmp_path / "bench"
+    shutil.copytree(inputs / "bench", bench)
+    problem = bench / "train" / "gripper-n1.pddl"
+    problem.write_text(problem.read_text().replace("(:goal (at ball1 roomb))", f"(:goal {goal})"))
+    res = run_cli("solve", "--model", inputs / "model.ckpt", bench / "domain.pddl", problem, "--out", tmp_path / "p")
+    assert res.returncode == 0 and res.stdout.startswith("Plan valid (VAL): 0 actions"), res.stdout + res.stderr
+    assert (tmp_path / "p").read_text() == "; cost = 0 (unit cost)\n"
+    planner = {"memory_limit_mb": 2048, "optimal": {"time_limit": 10}, "fallback": {"enabled": False},
+               "lama": {"enabled": False}}
+    assert run_cli("plan", "--benchmark-dir", bench, "--split", "train", "--params", json.dumps(planner), "--out-dir",
+                   tmp_path / "plans" / "train", "--out-table", tmp_path / "plans" / "train.csv").returncode == 0
+    out = tmp_path / "train.csv"
+    res = run_cli("evaluate", "--model", inputs / "model.ckpt", "--benchmark-dir", bench, "--split", "train",
+                  "--plans-table", tmp_path / "plans" / "train.csv", "--out", out)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["problem"], r["solved"], r["val"], r["plan_length"], r["best_known"], r["quality"]) for r in rows] == [
+        ("gripper-n1", "yes", "valid", "0", "0", "1.0000")]
+    assert rows[0]["strategy"] == "beam3-pooled" and json.loads(rows[0]["counters"])["goal_true_initially"] == 1

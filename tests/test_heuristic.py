@@ -184,9 +184,10 @@ def test_solve_plans_an_unseen_larger_problem_and_val_accepts_it(ridge, blocks, 
 def test_evaluate_writes_learned_heuristic_rows(ridge, blocks, tmp_path):
     out = tmp_path / "extrapolation.gbfs.csv"
     _ok(run_cli("evaluate", "--model", ridge, "--benchmark-dir", blocks / "problems", "--split", "extrapolation",
-                "--plans-table", blocks / "plans" / "extrapolation.csv", "--strategy", "gbfs", "--out", out))
+                "--plans-table", blocks / "plans" / "extrapolation.csv", "--out", out))
     rows = list(csv.DictReader(out.open()))
     assert rows and all(r["system"] == "learned_heuristic" and r["variant"] == "ridge" for r in rows)
+    assert {r["strategy"] for r in rows} == {"gbfs"}  # no --strategy: the family's default, as for solve
     assert all(r["solved"] == "yes" and r["val"] == "valid" for r in rows)
     assert json.loads(rows[0]["counters"])["generated"] > 0
 

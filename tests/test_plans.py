@@ -7,7 +7,7 @@ from genplan import val
 from genplan.domains import domain_file
 from genplan.stages.generators import generate_size
 from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
-from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward
+from genplan.stages.fast_downward import driver_time_limit, plan_with_fallback, run_fast_downward
 from genplan.stages.plans import best_known_lengths, plan_split, read_table
 from genplan.stages.problems import generate_benchmark
 
@@ -190,3 +190,14 @@ def test_plan_files_exits_1_unless_every_problem_has_a_valid_plan(tmp_path):
     out = run_cli("plan-files", bench / "domain.pddl", bench / "train" / "gripper-n1.pddl", "--out-dir", other)
     assert out.returncode == 1 and "not written by `genplan plan-files`" in out.stderr
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+def test_plan_files_with_a_limit_under_two_seconds_gives_the_search_its_time(tmp_path):
+    """Issue 27: `--overall-time-limit int(t)s` left the driver 0 s under 2 s (a time-out after 0.1 s) and cut
+    1.9 to 1; the driver now gets the limit rounded up plus its own start."""
+    bench = _gripper_bench(tmp_path)
+    out = run_cli("plan-files", "--planner", "astar_lmcut", "--time-limit", "1.9", bench / "domain.pddl",
+                  bench / "train" / "gripper-n1.pddl", "--out-dir", tmp_path / "out")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("gripper-n1: optimal by astar_lmcut, 3 steps, ") and "VAL: valid" in out.stdout
+    assert [driver_time_limit(t) for t in (0.5, 1, 1.9, 60)] == [2, 2, 3, 61]

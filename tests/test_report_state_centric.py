@@ -242,3 +242,24 @@ def test_a_figure_bar_falls_back_to_the_model_without_statics_and_flags_it():
     assert dropped == [False, True, False, False]  # the twin with statics wins where both ran
     means, _, _, dropped = beam_bars(index, keys, "reference")
     assert means[0] == 0.9 and np.isnan(means[1]) and not any(dropped)
+
+
+def test_table3_has_one_labelled_row_per_model_and_no_twin_beside_the_published(tmp_path):
+    """Issue 27: the drop-statics twin was pooled with the paper's model in one unlabelled WL-dimension row
+    (VisitAll 78±60 against the published 138): now each model has its own rows, the twin without a published."""
+    res = _results(tmp_path)
+    for seed in ("13", "14"):
+        summary = res / "models" / "generated" / "blocks" / "wl_lstm_state_dropstatics" / f"seed{seed}" / "summary.json"
+        summary.parent.mkdir(parents=True)
+        summary.write_text(json.dumps({"model": "wl_lstm_state_dropstatics", "family": "transition",
+                                       "system": "wl_lstm", "variant": "state", "feature_dim": 17,
+                                       "lstm_parameters": 1100000}))
+    build_report("state-centric", res, res)
+    t3 = _read(res / "tables" / "state-centric-table3.csv")
+    dims = [(r["system"], r["variant"], r["ours_mean"], r["published_mean"]) for r in t3 if r["metric"] == "wl_dim"]
+    assert dims == [("wl", "lstm_state", "171.0000", "172.0"), ("wl", "lstm_state", "171.0000", "587.0"),
+                    ("wl", "lstm_state_dropstatics", "17.0000", "")]
+    params = [(r["variant"], r["ours_mean"], r["published_mean"]) for r in t3 if r["metric"] == "wl_lstm_parameters"]
+    assert params == [("state", "1250000.0000", "1253292.0"), ("state_dropstatics", "1100000.0000", "")]
+    md = (res / "tables" / "state-centric-table3.md").read_text()
+    assert "| blocks | wl_lstm_state_dropstatics | wl_dim | 17±0 | – | – |" in md

@@ -48,3 +48,21 @@ def test_site_profile_selects_paper_configuration(tmp_path):
         partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
             assert f"slurm_partition={partition}" in block and f"gpu={gpus}" in block, block
+
+
+def test_retries_grow_the_default_resources_and_the_state_space_runtime():
+    """Issue 27: `retries` says every retry gets x2, x3: the default runtime and mem_mb are expressions of
+    `attempt` (evaluated as Snakemake evaluates a profile's resources), the state-space rule's runtime is `scaled`,
+    and no profile pins a fixed runtime over it."""
+    from snakemake.resources import Resource
+
+    for path in ("slurm", TEST_PROFILE):
+        profile = _profile(path)
+        for name, base in (("runtime", 60), ("mem_mb", 4000)):
+            res = Resource.from_cli_expression(name, str(profile["default-resources"][name]))
+            got = [res.evaluate(wildcards=None, input=None, attempt=a, threads=1, rulename="r", async_run=None).value
+                   for a in (1, 2, 3)]
+            assert got == [base, 2 * base, 3 * base], (path, name, got)
+        assert "runtime" not in profile["set-resources"]["statespace_split"], path
+    rule = (REPO / "workflow" / "rules" / "statespaces.smk").read_text()
+    assert "runtime=scaled(STATESPACE_RUNTIME_MIN)" in rule and "STATESPACE_RUNTIME_MIN = 480" in rule

@@ -49,6 +49,17 @@ def compose(base: dict) -> dict:
     return out
 
 
+def _is_integer(checker, instance) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema's `integer` admits 5.0 and 1e12 (floats with no fraction); the code that reads them
+# (range(), torch, XGBoost) needs an int, so a whole number written as a float is refused by name.
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 def _where(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
@@ -72,8 +83,9 @@ def _leaves(errors):
 
 
 def _violations(node: dict, value) -> list[str]:
-    """One line per schema violation of `value` under `node`, misspelt keys first, no repeats."""
-    errors = list(_leaves(jsonschema.Draft202012Validator(node).iter_errors(value)))
+    """One line per schema violation of `value` under `node`, misspelt keys first, no repeats; an
+`integer` is an int (5.0 is refused: `_Validator`)."""
+    errors = list(_leaves(_Validator(node).iter_errors(value)))
     errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
     return list(dict.fromkeys(_line(e) for e in errors))
 

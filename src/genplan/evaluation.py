@@ -38,24 +38,27 @@ def counters_json(counters: dict) -> str:
 
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
-                   strategy: str, settings: dict, out: str | Path, benchmark: str | None = None,
+                   strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
                    seed: str | None = None, model=None) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV atomically. `settings`
-    are the model entry's planning settings (transition: `decode`); `model` a model held in memory."""
+    are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
+    `strategy` None: the model's family's default (`resolve_strategy`). The plans table is checked
+    against the split before the model loads."""
     from genplan.domains import domain_key
-    from genplan.planners.solve import load_model  # pymimir, torch: not needed by the report
+    from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     if not domain.is_file():
         raise GenplanError("domain.pddl missing: not a benchmark folder made by genplan", domain)
-    model = model if model is not None else load_model(checkpoint, domain)
-    planner = make_planner(model, strategy, settings)
-    best = planning.best_known_lengths(_read_plans_table(plans_table))
     rows = manifest.read(benchmark_dir, split)
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
+    best = planning.best_known_lengths(_read_plans_table(plans_table, {r["problem"] for r in rows}, split))
+    model = model if model is not None else load_model(checkpoint, domain)
+    strategy = resolve_strategy(model, strategy)
+    planner = make_planner(model, strategy, settings)
     common = {
         "benchmark": benchmark or benchmark_dir.parent.name, "domain": domain_key(domain), "split": split,
         "system": model.system, "variant": model.variant, "model": model.name,
@@ -74,12 +77,19 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     return records
 
 
-def _read_plans_table(path: str | Path) -> list[dict]:
+def _read_plans_table(path: str | Path, problems: set[str], split: str) -> list[dict]:
+    """The split's plans table; GenplanError naming it if it is missing, not a plans table, or names
+    a problem that is not one of the split's `problems` (another domain's or split's table: its
+    best-known lengths would leave the quality column silently blank)."""
     if not Path(path).is_file():
         raise GenplanError("plans table not found", path)
     table = planning.read_table(path)
     if table and not {"problem", "valid", "plan_length"} <= set(table[0]):
         raise GenplanError("not a plans table (columns problem, valid, plan_length expected)", path)
+    foreign = sorted({r["problem"] for r in table} - problems)
+    if foreign:
+        raise GenplanError(f"not this split's plans table: {len(foreign)} problem(s) not in split {split!r} "
+                           f"of the benchmark, e.g. {foreign[:3]}", path)
     return table
 
 
@@ -90,6 +100,14 @@ def _reference_plan(plans_table: str | Path, problem: str) -> list | None:
 
     path = Path(plans_table).with_suffix("") / f"{problem}.plan"
     return read_plan(path) if path.is_file() else None
+
+
+def _quality(best: int, length: int) -> str:
+    """best-known / plan length; an empty plan where the best known is empty too (a goal true
+    initially) is of quality 1."""
+    if length == 0:
+        return "1.0000" if best == 0 else ""
+    return f"{best / length:.4f}"
 
 
 def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
@@ -110,7 +128,7 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
         return {**rec, "solved": "no", "reason": "refused", "val": "", "plan_length": "", "quality": "", "time": ""}
     reason = a.reason if not a.reached_goal or verdict.valid else "val_rejected"
     length = len(a.plan) if outcome.solved else ""
-    quality = f"{best / length:.4f}" if outcome.solved and best is not None and length else ""
+    quality = _quality(best, length) if outcome.solved and best is not None else ""
     return {**rec, "solved": "yes" if outcome.solved else "no", "reason": reason,
             "val": "valid" if verdict.valid else verdict.message, "plan_length": length, "quality": quality,
             "time": f"{a.time:.4f}"}

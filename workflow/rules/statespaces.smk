@@ -1,5 +1,8 @@
 # Stage 4: full state spaces (states, h*, transitions) of the training problems, with pymimir.
 
+# minutes a state-space job may run on a cluster (the profiles' `runtime`), x2, x3 on the retries
+STATESPACE_RUNTIME_MIN = 480
+
 
 rule statespace_split:
     input:
@@ -11,6 +14,7 @@ rule statespace_split:
         max_states=config["statespace"]["max_states"],
     resources:
         mem_mb=scaled(config["statespace"]["mem_mb"]),
+        runtime=scaled(STATESPACE_RUNTIME_MIN),
     log:
         L.log("statespaces", "{benchmark}", "{domain}", "{split}"),
     benchmark:

@@ -16,6 +16,8 @@ STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pool
                  "unmask-TN[-BK][-tauX] (N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: "
                  "gbfs, descent (limits: --settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
                  "see genplan.planners.strategies")
+DEFAULT_HELP = ("; default: the model's family's (genplan.registry: transition beam3-pooled, plangpt greedy, symt "
+                "greedy, or heuristic-greedy for a SymT^E model, diffusion unmask-T20, heuristic gbfs)")
 
 
 def _planning_settings(a) -> dict:
@@ -48,14 +50,12 @@ def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
 
 
 def cmd_solve(a) -> int:
-    from genplan.planners.solve import load_model, solve, summary_line
-    from genplan.planners.strategies import parse
-    from genplan.registry import family, planner
+    from genplan.planners.solve import check_strategy_early, load_model, resolve_strategy, solve, summary_line
+    from genplan.registry import planner
 
-    if a.strategy is not None:
-        parse(a.strategy)  # a misspelt strategy is named before the model loads
+    check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
     model = load_model(a.model, a.domain)
-    strategy = a.strategy or getattr(model, "default_strategy", None) or family(model.family).default_strategy
+    strategy = resolve_strategy(model, a.strategy)
     reference = None
     if a.reference_plan is not None:
         from genplan.pddl_io import read_plan
@@ -72,10 +72,10 @@ def cmd_solve(a) -> int:
 def cmd_evaluate(a) -> int:
     from genplan.configuration import check_value
     from genplan.evaluation import evaluate_split
-    from genplan.planners.strategies import parse as parse_strategy
+    from genplan.planners.solve import check_strategy_early
 
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
-    parse_strategy(a.strategy)  # named before the model loads
+    check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
     evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                    benchmark=a.benchmark, seed=a.seed)
     return 0
@@ -86,7 +86,7 @@ COMMANDS = (
         arg("--model", required=True, help="model.ckpt written by `genplan train` (any family)"),
         arg("domain"),
         arg("problem"),
-        arg("--strategy", default=None, help=STRATEGY_HELP + "; default: the family's (beam3-pooled, greedy)"),
+        arg("--strategy", default=None, help=STRATEGY_HELP + DEFAULT_HELP),
         arg("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}"),
         arg("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)"),
         arg("--horizon-per-object", type=int, default=None,
@@ -101,7 +101,7 @@ COMMANDS = (
         arg("--benchmark-dir", required=True),
         arg("--split", required=True),
         arg("--plans-table", required=True, help="the split's plans table (best-known lengths)"),
-        arg("--strategy", default="beam3-pooled", help=STRATEGY_HELP),
+        arg("--strategy", default=None, help=STRATEGY_HELP + DEFAULT_HELP),
         arg("--settings", type=_json, default={}, help="the model entry's planning settings (JSON)"),
         arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
         arg("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)"),

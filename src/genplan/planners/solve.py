@@ -8,6 +8,7 @@ plan. Every attempt is VAL-checked, unsolved ones too (VAL then says why it is n
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,38 @@ def load_model(checkpoint: str | Path, domain: str | Path, threads: int = 1):
     return _load(checkpoint, expect_domain=domain_key(domain))
 
 
+def check_strategy_early(strategy: str | None) -> None:
+    """Before a model loads: a strategy number past its bound is refused (ValueError naming it);
+    a name of no form waits for `resolve_strategy`, which lists the model's own family's forms."""
+    from genplan.planners.strategies import UnknownStrategy, parse
+
+    if strategy is not None:
+        try:
+            parse(strategy)
+        except UnknownStrategy:
+            pass
+
+
+def resolve_strategy(model, strategy: str | None) -> str:
+    """`strategy`, or without one the model's default (its own, else its family's: `solve` and
+    `evaluate` alike); ValueError listing the forms of the model's family for a strategy that family
+    does not offer."""
+    from genplan.planners.strategies import UnknownStrategy, forms, parse
+    from genplan.registry import family
+
+    fam = family(model.family)
+    if strategy is None:
+        return getattr(model, "default_strategy", None) or fam.default_strategy
+    try:
+        kind = parse(strategy).kind
+    except UnknownStrategy:
+        kind = None
+    if kind not in fam.strategy_kinds:
+        raise ValueError(f"Unknown value strategy={strategy!r} for a {fam.name} model. "
+                         f"Must be of the forms {forms(fam.strategy_kinds)}")
+    return strategy
+
+
 @dataclass
 class Outcome:
     """A planner's attempt and VAL's verdict on its plan."""
@@ -44,9 +77,33 @@ class Outcome:
         return self.attempt.reached_goal and self.verdict is not None and self.verdict.valid
 
 
-def solve_and_validate(planner, problem: Problem, plan_path: str | Path | None = None) -> Outcome:
-    """Run the planner on `problem`, write the plan (to `plan_path` or a temporary file), run VAL."""
+def goal_true_initially(problem: Problem) -> bool:
+    """Whether every goal atom holds in the initial state (an empty goal included); False where the
+    package's parser refuses the problem (the planner then reports it in its own way)."""
+    try:
+        task = problem.task
+    except GenplanError:
+        return False
+    return task.goal <= (task.init | task.statics)
+
+
+def _attempt(planner, problem: Problem) -> Attempt:
+    """The planner's attempt, or the empty plan where the goal holds initially; the check's time
+    (parsing the problem) is counted in either."""
+    start = time.perf_counter()
+    if goal_true_initially(problem):
+        return Attempt([], "goal", time.perf_counter() - start, counters={"goal_true_initially": 1})
+    checked = time.perf_counter() - start
     attempt = planner.solve(problem)
+    attempt.time += checked
+    return attempt
+
+
+def solve_and_validate(planner, problem: Problem, plan_path: str | Path | None = None) -> Outcome:
+    """Run the planner on `problem`, write the plan (to `plan_path` or a temporary file), run VAL. A
+    problem whose goal is empty or already true in its initial state gets the empty plan from every
+    planner (`goal_true_initially`; a model would decode pointless actions or none), VAL-checked too."""
+    attempt = _attempt(planner, problem)
     if attempt.reason == "refused":
         return Outcome(attempt, None)
     with tempfile.TemporaryDirectory(prefix="genplan-solve-") as tmp:

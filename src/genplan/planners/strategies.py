@@ -21,6 +21,11 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic, symt (SymT^E) |
 | `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
 
+Every number has an upper bound (`MAXIMA`: a strategy past it would plan for hours, or hang):
+beam width and multibeam beams at most 100, top-p samples at most 1,000, unmasking steps at most
+1,000 in at most 64 blocks with a Gumbel temperature of at most 100. A name past a bound is refused
+by name (`parse`), so at a config's check and on the command line alike.
+
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
 beam (`pooled` | `reference`) and whether inference embeds static atoms (`statics`), each its own
 parameter. Families declare which kinds they offer (`genplan.registry`).
@@ -57,6 +62,9 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "descent": (re.compile(r"descent"), lambda m: {}),
 }
 KINDS = tuple(_KINDS)
+
+# The largest value of each numeric parameter (see the module's docstring).
+MAXIMA = {"width": 100, "beams": 100, "samples": 1000, "steps": 1000, "blocks": 64, "tau": 100.0}
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
             "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
             "unmask-T20",
@@ -73,13 +81,32 @@ class Strategy:
         return self.params[key]
 
 
+class UnknownStrategy(ValueError):
+    """A name of none of the strategy forms (a ValueError: the command line's exit 2)."""
+
+
 def parse(name: str) -> Strategy:
-    """The strategy a name describes; ValueError naming the choices for anything else."""
+    """The strategy a name describes; UnknownStrategy naming the forms for a name of none of them,
+    ValueError naming the parameter for a number past its bound (`MAXIMA`)."""
     for kind, (pattern, params) in _KINDS.items():
         m = pattern.fullmatch(name)
         if m:
-            return Strategy(name, kind, params(m))
-    raise ValueError(f"Unknown value strategy={name!r}. Must be of the forms {list(EXAMPLES)}")
+            strategy = Strategy(name, kind, params(m))
+            _check_bounds(strategy)
+            return strategy
+    raise UnknownStrategy(f"Unknown value strategy={name!r}. Must be of the forms {list(EXAMPLES)}")
+
+
+def _check_bounds(strategy: Strategy) -> None:
+    for key, top in MAXIMA.items():
+        if key in strategy.params and strategy[key] > top:
+            raise ValueError(f"strategy {strategy.name!r}: {key} {strategy[key]} is greater than the maximum of "
+                             f"{top:g} (genplan.planners.strategies.MAXIMA)")
+
+
+def forms(kinds) -> list[str]:
+    """The example names (`EXAMPLES`) of the given kinds: a family's own strategy forms."""
+    return [name for name in EXAMPLES if parse(name).kind in kinds]
 
 
 def beam_mode(strategy: Strategy) -> str:

@@ -15,6 +15,7 @@ main thread)."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import signal
@@ -27,7 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from genplan.pddl_io import read_plan
+from genplan.errors import GenplanError
+from genplan.pddl_io import parse_domain, parse_problem, read_plan
 from genplan.tools import fast_downward_driver
 
 # Planner configurations by name: driver arguments placed after the task files (or an alias).
@@ -196,6 +198,28 @@ class PlanResult:
     returncode: int | None = None
 
 
+# CPU seconds the driver's own Python start takes out of its overall limit (it counts them).
+DRIVER_MARGIN_S = 1
+
+
+def driver_time_limit(time_limit: float) -> int:
+    """The driver's `--overall-time-limit` in whole seconds (the only unit it takes) for a run of
+    `time_limit` seconds: the limit rounded up (1.9 -> 2, never cut to 1) plus `DRIVER_MARGIN_S`,
+    because the driver counts its own start against the limit and rounds what is left down: with
+    `int(t)` a limit under 2 s left the search 0 s and every run ended as a time-out."""
+    return math.ceil(time_limit) + DRIVER_MARGIN_S
+
+
+def goal_true_initially(domain: str | Path, problem: str | Path) -> bool:
+    """Whether every goal atom of `problem` holds in its initial state (an empty goal included);
+    False for a problem that does not parse (the translator then says what is wrong)."""
+    try:
+        task = parse_problem(problem, parse_domain(domain))
+    except (GenplanError, ValueError, OSError):
+        return False
+    return task.goal <= (task.init | task.statics)
+
+
 def run_fast_downward(
     domain: str | Path,
     problem: str | Path,
@@ -206,10 +230,15 @@ def run_fast_downward(
     """Run one planner configuration on one problem; never raises for planner failures (raises
     `Stopped` when `stop_all` was called). Its run directory is removed however it ends. Called
     in the main thread, an exception there (a signal) ends the run's process group before it goes
-    on; commands call it from `run_pool`'s workers."""
+    on; commands call it from `run_pool`'s workers. A goal true in the initial state gets the empty
+    plan, optimal, without a run."""
     if config not in CONFIGS:
         raise ValueError(f"Unknown value {config=}. Must be from {sorted(CONFIGS)}")
     spec = CONFIGS[config]
+    start = time.perf_counter()
+    if goal_true_initially(domain, problem):  # A* + LM-cut cannot run on an empty goal (FD exit 34)
+        return PlanResult(config, "optimal", [], time.perf_counter() - start,
+                          "the goal holds in the initial state: the empty plan", 0)
     cmd = [sys.executable, str(fast_downward_driver())]
     if "alias" in spec:
         cmd += ["--alias", spec["alias"]]
@@ -218,7 +247,7 @@ def run_fast_downward(
         plan_file = work / "plan"
         cmd += [
             "--plan-file", str(plan_file),
-            "--overall-time-limit", f"{max(1, int(time_limit))}s",
+            "--overall-time-limit", f"{driver_time_limit(time_limit)}s",
             "--overall-memory-limit", f"{int(memory_limit_mb)}M",
             str(Path(domain).resolve()), str(Path(problem).resolve()),
         ]

@@ -193,26 +193,37 @@ def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
 
 
 def table3_rows(summaries: list[dict], pub: Published) -> list[dict]:
-    """Feature dimension per encoding, LSTM parameters and XGBoost tree nodes per model; mean over
-    seeds (and over models for a dimension), from the transition models' summaries."""
+    """One labelled row per model (benchmark, domain, model): its feature dimension, and its LSTM
+    parameters or XGBoost tree nodes; mean over its seeds, from the transition models' summaries.
+    `system` is the encoding (a dimension) or encoding_learner (a size), `variant` the rest of the
+    model's name, so that a twin (`_dropstatics`, `_allsplits`: `twin`) is never pooled with, nor
+    mistaken for, the paper's model; only the paper's models are set beside the published numbers."""
     for s in summaries:
         s["encoding"], s["learner"], s["mode"] = (s["model"].split("_") + ["", "", ""])[:3]
-    rows = []
     dims = ("feature_dim", "dim", "feature_dimension")
-    for (bench, dom, enc), ss in sorted(aggregate.group(summaries, ("benchmark", "domain", "encoding")).items()):
-        rows += _t3(bench, dom, enc, "", f"{enc}_dim", [collect.summary_value(s, *dims) for s in ss], pub)
     sizes = {"lstm": ("parameters", ("lstm_parameters", "parameters")),
              "xgb": ("tree_nodes", ("xgb_nodes", "xgb_tree_nodes", "tree_nodes"))}
+    dim_rows, size_rows = [], []
     for (bench, dom, model), ss in sorted(aggregate.group(summaries, ("benchmark", "domain", "model")).items()):
         enc, learner, mode = ss[0]["encoding"], ss[0]["learner"], ss[0]["mode"]
+        paper = not twin(model)
+        dim_rows += _t3(bench, dom, enc, model[len(enc) + 1:], f"{enc}_dim",
+                        [collect.summary_value(s, *dims) for s in ss], pub, paper)
         if learner in sizes:
             what, keys = sizes[learner]
-            rows += _t3(bench, dom, f"{enc}_{learner}", mode, f"{enc}_{learner}_{what}",
-                        [collect.summary_value(s, *keys) for s in ss], pub)
-    return rows
+            size_rows += _t3(bench, dom, f"{enc}_{learner}", "_".join(x for x in (mode, twin(model)) if x),
+                             f"{enc}_{learner}_{what}", [collect.summary_value(s, *keys) for s in ss], pub, paper)
+    return dim_rows + size_rows
 
 
-def _t3(bench, dom, system, variant, metric, values, pub) -> list[dict]:
+def twin(model: str) -> str:
+    """What a model name adds to the paper's `<encoding>_<learner>_<mode>` (`dropstatics`,
+    `allsplits`), or "" for one of the paper's models."""
+    return "_".join(model.split("_")[3:])
+
+
+def _t3(bench, dom, system, variant, metric, values, pub, compare=True) -> list[dict]:
+    """The rows of one model's metric: beside each published source where `compare`, else one."""
     values = [float(v) for v in values if isinstance(v, (int, float))]
     if not values:
         return []
@@ -221,6 +232,8 @@ def _t3(bench, dom, system, variant, metric, values, pub) -> list[dict]:
     sources = [("table 3", pub.get("3", dom, "", "", "", metric), pub.note("3", dom, "", "", "", metric))]
     if metric == "wl_dim":
         sources.append(("appendix E.4", pub.get("E.4", dom, "", "wl", "", metric), pub.note("E.4", dom, "", "wl", "", metric)))
+    if not compare:
+        sources = [("", None, "")]
     rows = []
     for source, p, note in sources:
         row = _row(bench, dom, "", system, variant, mean, std, len(values), "", p, "", metric, note=note)
@@ -237,8 +250,10 @@ def table3_grids(rows: list[dict], pub: Published) -> list[tuple]:
                 render.mean_std(_f(r["ours_mean"]), _f(r["ours_std"]), 0),
                 render.num(_f(r["published_mean"]), 0) + _t3_mark(marks, r), r["published_source"] or "–"]
                for r in rows if r["benchmark"] == bench]
-        out.append((f"Feature dimensions and model sizes, benchmark {bench}; the published LSTM count "
-                    "matches a 2x256 LSTM with the state-mode head, the XGBoost mode is not stated", headers, sel, marks))
+        out.append((f"Feature dimensions and model sizes, benchmark {bench}, one row per model (mean over its seeds); "
+                    "the twins (`_dropstatics`, `_allsplits`) are not the paper's models and have no published "
+                    "number; the published LSTM count matches a 2x256 LSTM with the state-mode head, the XGBoost "
+                    "mode is not stated", headers, sel, marks))
     return out
 
 
