@@ -1,54 +1,35 @@
 """A sixth model family costs one folder and one registry entry: the `blind` family of
 tests/fixtures/sixth_family (GBFS with h = 0, nothing learned), registered through GENPLAN_FAMILIES,
 runs through the smoke configuration's training, evaluation and leaderboard beside the five
-families, no other file touched."""
+families, no other file touched. The run is the workflow tests' smoke run (conftest.smoke_run),
+which has one `blind` model."""
 
 from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 import yaml
-from conftest import REPO
-from test_workflow import NOT_COPIED
-
-FIXTURES = REPO / "tests" / "fixtures"
-BLIND = {"family": "blind", "seeds": [13], "strategies": ["gbfs"],
-         "search": {"max_expansions": 10000, "time_limit": 10}}
-
-
-def _env() -> dict:
-    """The environment that registers the family, in this process's children (Snakemake and the
-    `genplan` commands of its jobs)."""
-    path = os.pathsep.join(filter(None, [str(FIXTURES), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, "GENPLAN_FAMILIES": "sixth_family"}
+from conftest import sixth_family_env
 
 
 def test_the_family_registers_from_the_environment():
     code = ("from genplan import registry; from genplan.configuration import schema; "
             "f = registry.family('blind'); print(f.gpu, f.non_weight_keys[-1], "
             "schema()['$defs']['model']['properties']['family']['enum'][-1])")
-    res = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True)
+    res = subprocess.run([sys.executable, "-c", code], env=sixth_family_env(), capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["False", "search", "blind"]
 
 
 @pytest.mark.slow
-def test_a_sixth_family_runs_through_training_evaluation_and_the_leaderboard(tmp_path):
-    work = tmp_path / "repo"
-    shutil.copytree(REPO, work, ignore=NOT_COPIED)
-    config = yaml.safe_load((REPO / "workflow/configs/smoke.yaml").read_text())
-    config["models"]["blind"] = BLIND
-    (tmp_path / "smoke-blind.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    res = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile",
-                          str(tmp_path / "smoke-blind.yaml")], cwd=work, env=_env(), capture_output=True, text=True,
-                         timeout=1800)
-    assert res.returncode == 0, res.stderr[-4000:]
+def test_a_sixth_family_runs_through_training_evaluation_and_the_leaderboard(smoke_run):
+    config = yaml.safe_load((smoke_run / "workflow" / "configs" / "smoke.yaml").read_text())
+    assert config["models"]["blind"]["family"] == "blind"
+    work = smoke_run
     root = work / config["results_dir"]
     from genplan.evaluation import read_evaluation
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import NOT_COPIED, REPO, sixth_family_env
 
 from genplan.registry import FAMILIES
 
@@ -20,14 +20,11 @@ CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper
            "workflow/configs/paper-cpu.yaml",
            "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml",
            "workflow/configs/plangpt.yaml"]
-# what a copy of the repository leaves out: results, runs and whatever the machine made
-NOT_COPIED = shutil.ignore_patterns("results", "runs", "logs", ".snakemake", ".git", "*.egg-info", "__pycache__",
-                                    ".venv", ".whl", ".gl")
 
 
-def snakemake(*args, cwd=REPO, timeout=900):
+def snakemake(*args, cwd=REPO, timeout=900, env=None):
     return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=env)
 
 
 def test_lint_is_clean():
@@ -143,16 +140,6 @@ def test_bad_configurations_are_refused_before_any_job(case, tmp_path):
     assert "Job stats" not in out
 
 
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    """The smoke configuration end to end, in a copy of the repository (results start empty)."""
-    work = tmp_path_factory.mktemp("smoke") / "repo"
-    shutil.copytree(REPO, work, ignore=NOT_COPIED)
-    res = snakemake("--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=work, timeout=1200)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return work
-
-
 @pytest.mark.slow
 def test_smoke_run_end_to_end(smoke_run):
     res = smoke_run / "runs" / "smoke"
@@ -205,7 +192,7 @@ def test_smoke_run_end_to_end(smoke_run):
     assert log[0].split(",")[3] == "val_coverage" and all(row.split(",")[3] for row in log[1:]), "tracked coverage"
     assert (res / "figures" / "plangpt-figure3.png").read_bytes().startswith(b"\x89PNG")
     # every model of every family: trained, evaluated (VAL-checked rows of the one schema), in the leaderboard
-    config = load_config(["workflow/configs/smoke.yaml"])
+    config = load_config([str(smoke_run / "workflow" / "configs" / "smoke.yaml")])  # with the sixth family
     systems = set()
     for model, entry in config["models"].items():
         for domain in entry.get("domains", config["domains"]):
@@ -225,13 +212,14 @@ def test_smoke_run_end_to_end(smoke_run):
 
 @pytest.mark.slow
 def test_rerun_does_nothing_and_tables_regenerate_from_files(smoke_run):
-    res = snakemake("-n", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run)
+    res = snakemake("-n", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run,
+                    env=sixth_family_env())
     assert "Nothing to be done" in res.stdout + res.stderr
     table = smoke_run / "runs" / "smoke" / "tables" / "dataset-statistics.csv"
     before = table.read_text()
     table.unlink()
     res = snakemake(str(table.relative_to(smoke_run)), "--cores", "1", "--configfile", "workflow/configs/smoke.yaml",
-                    cwd=smoke_run)
+                    cwd=smoke_run, env=sixth_family_env())
     assert res.returncode == 0 and table.read_text() == before
 
 
