@@ -204,7 +204,7 @@ def test_outputs_equal_a_local_run(slurm_run):
     assert not differing, f"SLURM and local runs differ in {differing}"
     kinds = {}
     for k in ours:
-        kind = k.split("/")[1]
+        kind = k.split("/")[2]  # runs/smoke/<stage>/...
         kinds[kind] = kinds.get(kind, 0) + 1
     _report("SLURM run against a local run", [f"identical deterministic content of {len(ours)} files: {kinds}"])
 
