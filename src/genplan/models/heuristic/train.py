@@ -95,7 +95,7 @@ class Features:
     n_states: int
 
 
-def _read(name: str, domain: str, files: dict, enc_opts: dict):
+def _read(domain: str, files: dict, enc_opts: dict):
     """The training trajectories document, the state spaces and the encoder of the domain (its
     WL colours not collected yet); GenplanError for missing files or another domain's data."""
     from genplan.datasets.statespace import load_split
@@ -203,7 +203,7 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
         raise GenplanError(f"Unknown value {learner=}. Must be from {list(learners.LEARNERS)}")
     opts = _options(entry.get("train") or {})
     enc_opts = {"iterations": 2, "multiset_hash": True, "statics": True, **(entry.get("encoder") or {})}
-    doc, spaces, encoder = _read(name, domain, files, enc_opts)
+    doc, spaces, encoder = _read(domain, files, enc_opts)
     chosen = _select(spaces, opts, learner, np.random.default_rng(seed))
     encoder, feats = _features(name, doc, spaces, chosen, encoder, opts.weighting)
     dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
