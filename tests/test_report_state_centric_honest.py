@@ -169,13 +169,35 @@ def test_quality_never_exceeds_one_and_says_where_the_best_known_came_from(tmp_p
             for r in _read(res / "tables" / "state-centric-quality.csv")}
     assert float(rows[("wl_xgb", "delta", "pooled")]["mean_quality"]) == 1.0  # was (132/52 + 1) / 2 = 1.77
     assert float(rows[("wl_xgb", "delta", "reference")]["mean_quality"]) == 0.5
-    assert rows[("wl_xgb", "delta", "pooled")]["n_best_learned"] == "1"
+    assert rows[("wl_xgb", "delta", "pooled")]["n_best_own"] == "1"
+    assert rows[("wl_xgb", "delta", "reference")]["n_best_own"] == "0"  # its 104 is not the best known
     lama = rows[("fast_downward", "lama_first", "")]
-    assert float(lama["mean_quality"]) == pytest.approx((52 / 132 + 1) / 2, abs=1e-4) and lama["n_best_learned"] == "1"
+    assert float(lama["mean_quality"]) == pytest.approx((52 / 132 + 1) / 2, abs=1e-4) and lama["n_best_own"] == ""
     assert all(float(r["mean_quality"]) <= 1.0 for r in rows.values() if r["mean_quality"])
     md = (res / "tables" / "state-centric-quality.md").read_text()
     assert "## Where the best-known lengths come from" in md
     assert "| paper | blocks | extrapolation | 2 | 2 | 1 | 0 | 1 | astar_lmcut 1 | wl_xgb delta 1 |" in md
+
+
+def test_best_known_from_its_own_plan_counts_the_models_own_plans_not_any_learned_one(tmp_path):
+    res = tmp_path / "results"
+    # p1: the learned heuristic's 40 is the best known; WL-XGB delta's 52 beats LAMA-first's 132 but is not it.
+    # p2: WL-XGB delta's 30 (both seeds) is the best known, the heuristic ties it; p3: A*'s 20 is the best.
+    _write_eval(res, "blocks", "extrapolation", "wl_xgb_delta", "pooled", {"p1": 52, "p2": 30, "p3": 20},
+                seeds=("13", "14"))
+    heuristic = [{**r, "system": "learned_heuristic", "variant": "ridge", "model": "heuristic_ridge",
+                  "strategy": "gbfs"} for r in _rows("blocks", "extrapolation", "wl_xgb_delta", "13", "pooled",
+                                                     {"p1": 40, "p2": 30, "p3": 22})]
+    write_csv(res / "evaluation" / "paper" / "blocks" / "heuristic_ridge" / "seed13" / "extrapolation.gbfs.csv",
+              heuristic, EVAL_COLUMNS)
+    _write_plans(res, "blocks", "extrapolation", {"p1": (None, 132), "p2": (None, 60), "p3": (20, 20)})
+    build_report("state-centric", res, res)
+    rows = {(r["system"], r["variant"], r["beam_mode"]): r for r in _read(res / "tables" / "state-centric-quality.csv")}
+    assert rows[("wl_xgb", "delta", "pooled")]["n_best_own"] == "1"  # p2 once, not p1 and not once per seed
+    assert rows[("fast_downward", "lama_first", "")]["n_best_own"] == ""
+    md = (res / "tables" / "state-centric-quality.md").read_text()
+    assert "| best known from its own plan |" in md and "| wl_xgb | delta | pooled | 1.00 |" in md
+    assert "| paper | blocks | extrapolation | 3 | 3 | 1 | 0 | 2 | astar_lmcut 1 | learned_heuristic ridge 2 |" in md
 
 
 def test_anytime_lama_sets_best_known_lengths_and_the_source_table_counts_them(tmp_path):
@@ -192,7 +214,7 @@ def test_anytime_lama_sets_best_known_lengths_and_the_source_table_counts_them(t
     build_report("state-centric", res, res)
     rows = {(r["system"], r["variant"], r["beam_mode"]): r for r in _read(res / "tables" / "state-centric-quality.csv")}
     ours = rows[("wl_xgb", "delta", "pooled")]
-    assert float(ours["mean_quality"]) == pytest.approx((1 + 40 / 50 + 1) / 3, abs=1e-4) and ours["n_best_learned"] == "1"
+    assert float(ours["mean_quality"]) == pytest.approx((1 + 40 / 50 + 1) / 3, abs=1e-4) and ours["n_best_own"] == "1"
     lama = rows[("fast_downward", "lama_first", "")]
     assert float(lama["mean_quality"]) == pytest.approx((52 / 132 + 40 / 80 + 1) / 3, abs=1e-4)
     assert ("fast_downward", "lama_anytime", "") not in rows  # a best-known source only
@@ -293,3 +315,54 @@ def test_statics_verdict_is_incomplete_while_a_twin_misses_a_seed_and_the_refere
     assert (verdict["verdict"], verdict["difference"]) == ("without statics at least as good", "+0.5000")
     assert verdict["reference_beam"] == "-0.5000 (1 of 1 cells)"  # seed 13 only: shown, not decided on
     assert "may become the default" in (res / "tables" / "state-centric-statics.md").read_text()
+
+
+def test_table1_shows_the_papers_decoder_first_and_every_other_decoder_after_a_heading(tmp_path):
+    res = tmp_path / "results"
+    # the reference code as written: gripper's WL model under reference-nostatics, blocks' (no statics) under reference
+    _write_eval(res, "gripper", "interpolation", "wl_xgb_delta", "reference-nostatics", {"p1": 5, "p2": None})
+    _write_eval(res, "gripper", "interpolation", "wl_xgb_delta", "reference", {"p1": 5, "p2": 7})
+    _write_eval(res, "gripper", "interpolation", "wl_xgb_delta", "pooled", {"p1": 5, "p2": 7})
+    _write_eval(res, "blocks", "interpolation", "wl_xgb_delta", "reference", {"p1": None, "p2": 7})
+    _write_plans(res, "gripper", "interpolation", {"p1": (5, 5), "p2": (7, 7)})
+    _write_plans(res, "blocks", "interpolation", {"p1": (5, 5), "p2": (7, 7)})
+    build_report("state-centric", res, res)
+    md = (res / "tables" / "state-centric-table1.md").read_text()
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert "the paper's decoder" in headings[1] and "cells run as `reference-nostatics` 1, `reference` 1" in headings[1]
+    assert headings.index("# Other decoders and benchmarks: not the paper's Table 1") == 2
+    assert [h.split(", ")[2] for h in headings[3:] if "test splits" in h] == [
+        "reference-nostatics beam decoder", "reference beam decoder", "pooled beam decoder"]
+    paper_grid = md.split("# Other decoders")[0]
+    # gripper: reference-nostatics' 0.50, not reference's or pooled's 1.00; blocks: reference's 0.50
+    assert "| gripper | interpolation | 1.00 (1.00) | – (1.00±0.00) | – (0.00±0.00†) | – (0.67±0.47†) | 0.50 (0.00±0.00) |" \
+        in paper_grid
+    assert "| blocks | interpolation | 1.00 (1.00) | – (0.67±0.27) | – (0.89±0.16) | – (1.00±0.00) | 0.50 (1.00±0.00) |" \
+        in paper_grid
+    tex = (res / "tables" / "state-centric-table1.tex").read_text()
+    assert tex.index("the paper's decoder") < tex.index("reference-nostatics beam decoder")
+
+
+def test_a_cell_two_papers_print_differently_is_marked_naming_both(tmp_path):
+    for paper, table in (("symt-aaai26", "2"), (PAPER, "1")):
+        pub = Published.load(paper)
+        note = pub.note(table, "blocks", "interpolation", "symt_ed", "regrounding", "coverage")
+        assert "symt-aaai26 Table 2 prints 1.00±0.00" in note and "state-centric-icaps26 Table 1 prints 0.00±0.00" in note
+        note = pub.note(table, "logistics", "interpolation", "plangpt", "applicability", "coverage")
+        assert "symt-aaai26 Table 2 prints 0.44±0.09" in note and "state-centric-icaps26 Table 1 prints 0.44±0.08" in note
+        assert pub.note(table, "blocks", "interpolation", "symt_ed", "greedy", "coverage") == ""  # the papers agree
+        assert authors_value(note) is None  # not a value of the authors' files
+    res = tmp_path / "results"
+    rows = [{**r, "system": "plangpt", "variant": "ce", "model": "plangpt", "strategy": "greedy-applicable"}
+            for r in _rows("logistics", "interpolation", "wl_xgb_delta", "13", "pooled", {"p1": 9, "p2": None})]
+    write_csv(res / "evaluation" / "paper" / "logistics" / "plangpt" / "seed13" / "interpolation.greedy-applicable.csv",
+              rows, EVAL_COLUMNS)
+    _write_plans(res, "logistics", "interpolation", {"p1": (9, 9), "p2": (9, 9)})
+    build_report("symt", res, res)
+    symt_md = (res / "tables" / "symt-table2.md").read_text()
+    assert "| 0.50 (0.44±0.09†) |" in symt_md and "- † logistics interpolation plangpt applicability: the papers" in symt_md
+    assert "- † blocks interpolation symt_ed regrounding" in symt_md  # a published cell we did not run is marked too
+    assert "0.44$\\pm$0.09$^\\dagger$" in (res / "tables" / "symt-table2.tex").read_text()
+    build_report("state-centric", res, res)
+    sc_md = (res / "tables" / "state-centric-table1.md").read_text()
+    assert "| 0.50 (0.44±0.08†) |" in sc_md and "- † logistics interpolation plangpt applicability: the papers" in sc_md

@@ -6,7 +6,9 @@ Table 1 is reported for every beam mode run: `reference` (the paper's decoder, d
 `pooled` (ours), their `-nostatics` twins (inference states without static atoms: defect 2), and
 their `-allsplits` twins (an FSF model whose slots were sized on every split's object counts, the
 reference's sizing: its training summary says `fsf_slots: all_splits`); `variant` is the
-prediction mode as published, `beam_mode` says which decoder.
+prediction mode as published, `beam_mode` says which decoder. In Markdown and LaTeX the paper's
+table comes first (each model under the reference code's decoder as written, and the sequence
+models), every decoder's own grid after a heading (genplan.report.papers.state_centric_table1).
 The validation split selected the checkpoints, so it is reported apart from the test splits."""
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ from genplan.report.papers import state_centric_agreement as agreement
 from genplan.report.papers import state_centric_others as others
 from genplan.report.papers import state_centric_quality as quality
 from genplan.report.papers import state_centric_statics as statics
+from genplan.report.papers import state_centric_table1 as table1
 from genplan.report.published import Published
 
 PAPER = "state-centric-icaps26"
 NAME = "state-centric"
-# Column order of the paper's Table 1 (names, not numbers).
-SYSTEMS = [(f"{e}_{l}", m) for e in ("wl", "fsf") for l in ("lstm", "xgb") for m in ("state", "delta")]
+SYSTEMS = table1.SYSTEMS  # column order of the paper's Table 1 (names, not numbers)
 BEAM_MODES, TEST_SPLITS = aggregate.BEAM_MODES, aggregate.TEST_SPLITS
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
            "n_problems", "published_mean", "published_std", "beam_mode", "role", "refused", "published_note"]
@@ -45,8 +47,8 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     cov = aggregate.coverage(evals)
     t1 = table1_rows(cov, plans, pub)
     seq = others.table1_rows(every, pub, _row)  # PlanGPT and SymT columns
-    grids = table1_grids(t1, pub) + others.grids(seq, pub, DOMAINS, _cell)
-    written = _write(out_dir / "tables" / f"{NAME}-table1", t1 + seq, COLUMNS, grids, "Table 1")
+    grids, rest = table1.grids(t1, seq, pub, lambda rows: others.grids(rows, pub, DOMAINS, table1.cell))
+    written = _write(out_dir / "tables" / f"{NAME}-table1", t1 + seq, COLUMNS, grids, "Table 1", rest)
     t3 = table3_rows(summaries, pub)
     written += _write(out_dir / "tables" / f"{NAME}-table3", t3, COLUMNS[:12] + ["published_source", "published_note"],
                       table3_grids(t3, pub), "Table 3")
@@ -101,21 +103,23 @@ def _write_md(path: Path, text: str) -> None:
     atomic.write_text(path, text)
 
 
-def _write(stem: Path, rows, columns, grids, title) -> list[Path]:
+def _write(stem: Path, rows, columns, grids, title, rest=()) -> list[Path]:
+    """The CSV of `rows`, and `grids` in Markdown and LaTeX; `rest` (Table 1's other decoders and
+    benchmarks) after a heading of their own (table1.OTHERS)."""
     tables.write_csv(stem.with_suffix(".csv"), rows, columns)
     md = [f"# State-centric {title}: ours beside the published numbers\n"]
+    if rest:
+        md.append(f"\nThe paper's table first; every other decoder and benchmark after the heading "
+                  f"\"{table1.OTHERS}\".\n")
     tex = []
-    for caption, headers, body, *notes in grids:  # notes: a Marks of the grid's noted published numbers
+    for i, (caption, headers, body, *notes) in enumerate([*grids, *rest]):  # notes: the grid's Marks
+        if rest and i == len(grids):
+            md.append(f"\n# {table1.OTHERS}\n")
         md += [f"\n## {caption}\n\n", render.md(headers, body), notes[0].md() if notes else ""]
         tex.append(render.tex(headers, body, " ".join([caption, notes[0].text() if notes else ""]).strip()))
     _write_md(stem.with_suffix(".md"), "".join(md))
     _write_md(stem.with_suffix(".tex"), "\n".join(tex))
     return [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
-
-
-def _order(values, preferred) -> list:
-    vals = set(values)
-    return [v for v in preferred if v in vals] + sorted(vals - set(preferred))
 
 
 def table1_rows(cov: dict[tuple, dict], plans: dict, pub: Published) -> list[dict]:
@@ -148,48 +152,6 @@ def _row(bench, dom, split, system, variant, mean, std, n_seeds, n_problems, pub
 
 def _f(value):
     return None if value in ("", None) else float(value)
-
-
-def _cell(row, pub, digits=2, mark="") -> str:
-    """`ours (published)`; ours `refused` when the model refused every problem of the cell (never a
-    0 that looks measured), the published number followed by `mark` (a noted number: †)."""
-    if row is None:
-        ours = "–"
-    elif row.get("refused") == "all":
-        ours = "refused"
-    else:
-        ours = render.mean_std(_f(row["ours_mean"]), _f(row["ours_std"]), digits)
-    return f"{ours} ({render.mean_std(pub[0], pub[1], digits) + mark if pub else '–'})"
-
-
-def table1_grids(rows: list[dict], pub: Published) -> list[tuple]:
-    index = {(r["benchmark"], r["domain"], r["split"], r["system"], r["variant"], r["beam_mode"]): r for r in rows}
-    headers = ["domain", "split", "FD A*+LM-cut"] + [f"{s} {m}" for s, m in SYSTEMS]
-    grids = []
-    for bench in sorted({r["benchmark"] for r in rows}):
-        beams = _order([r["beam_mode"] for r in rows if r["benchmark"] == bench and r["beam_mode"]], BEAM_MODES)
-        doms = _order([r["domain"] for r in rows if r["benchmark"] == bench], DOMAINS)
-        for beam in beams or [""]:
-            for splits, role in ((TEST_SPLITS, "test splits"), (("validation",), "validation split, reported apart: it selected the checkpoints")):
-                body, marks = [], Marks(pub, "1")
-                for dom in doms:
-                    for split in splits:
-                        keys = [("fast_downward", "astar_lmcut", "")] + [(s, m, beam) for s, m in SYSTEMS]
-                        found = [index.get((bench, dom, split, s, m, b)) for s, m, b in keys]
-                        if all(r is None and pub.get("1", dom, split, s, m, "coverage") is None
-                               for r, (s, m, _) in zip(found, keys)):
-                            continue
-                        body.append([dom, split] + [_cell(r, pub.get("1", dom, split, s, m, "coverage"),
-                                                          mark=marks.mark(dom, split, s, m))
-                                                    for r, (s, m, _) in zip(found, keys)])
-                if body:
-                    caption = (f"Coverage, benchmark {bench}, {beam or 'no'} beam decoder, {role}: "
-                               "ours mean±std over seeds (published mean±std"
-                               + (")" if bench == "paper" else ", measured on the papers' instances, not these)")
-                               + "; refused: the model refused every problem (more objects than its FSF slots), not a "
-                               "coverage of 0; † a published number with a note, below")
-                    grids.append((caption, headers, body, marks))
-    return grids
 
 
 def table3_rows(summaries: list[dict], pub: Published) -> list[dict]:

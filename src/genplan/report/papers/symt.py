@@ -20,6 +20,7 @@ from pathlib import Path
 from genplan import atomic, tables
 from genplan.paths import EVAL_SPLITS
 from genplan.report import aggregate, collect, render
+from genplan.report.notes import MARK
 from genplan.report.published import Published
 
 PAPER, NAME = "symt-aaai26", "symt"
@@ -32,6 +33,7 @@ SYSTEMS = [("plangpt", "greedy"), ("plangpt", "applicability"), ("plangpt", "reg
 DOMAINS = ("blocks", "gripper", "logistics", "visitall")
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "metric", "ours_mean", "ours_std", "n_seeds",
            "n_problems", "published_mean", "published_std"]
+T2_COLUMNS = COLUMNS + ["published_note"]  # a published number's note (genplan.report.published: `note`)
 
 
 def _cells(rows: list[dict]) -> dict[tuple, dict]:
@@ -67,7 +69,8 @@ def table2_rows(cells: dict, pub: Published) -> list[dict]:
                                  "n_seeds": 0 if c is None else c["n_seeds"],
                                  "n_problems": "" if c is None else c["n_problems"],
                                  "published_mean": "" if p is None else p[0],
-                                 "published_std": "" if p is None or p[1] is None else p[1]})
+                                 "published_std": "" if p is None or p[1] is None else p[1],
+                                 "published_note": pub.note("2", dom, split, system, variant, "coverage")})
     return rows
 
 
@@ -80,21 +83,31 @@ def table2_md(rows: list[dict]) -> tuple[str, str]:
     md, tex = ["# SymT Table 2: coverage, ours mean±std over seeds (published mean±std)\n"], []
     for bench in sorted({r["benchmark"] for r in rows}):
         index = {(r["domain"], r["split"], r["system"], r["variant"]): r for r in rows if r["benchmark"] == bench}
-        body = []
+        body, noted = [], {}
         for dom in DOMAINS:
             for split in EVAL_SPLITS:
                 cells = [index.get((dom, split, s, v)) for s, v in SYSTEMS]
                 if not any(cells):
                     continue
-                body.append([dom, split] + [
-                    "–" if c is None else f"{render.mean_std(_f(c['ours_mean']), _f(c['ours_std']))} "
-                                          f"({render.mean_std(_f(c['published_mean']), _f(c['published_std']))})"
-                    for c in cells])
+                body.append([dom, split] + ["–" if c is None else _t2_cell(c, noted) for c in cells])
         note = "" if bench == "paper" else ", published numbers measured on the papers' instances, not these"
-        caption = f"Coverage, benchmark {bench}{note}; – on our side: not run"
-        md += [f"\n## {caption}\n\n", render.md(headers, body)]
-        tex.append(render.tex(headers, body, caption))
+        caption = f"Coverage, benchmark {bench}{note}; – on our side: not run" + (
+            f"; {MARK} a published number with a note, below" if noted else "")
+        notes = "".join(f"- {MARK} {label}: {text}\n" for label, text in noted.items())
+        md += [f"\n## {caption}\n\n", render.md(headers, body), "\n" + notes if notes else ""]
+        tail = [f"{MARK} {label}: {text}." for label, text in noted.items()]
+        tex.append(render.tex(headers, body, " ".join([caption + ("." if noted else ""), *tail])))
     return "".join(md), "\n".join(tex)
+
+
+def _t2_cell(c: dict, noted: dict) -> str:
+    """`ours (published)`, the published number marked † where it has a note (kept in `noted`)."""
+    mark = ""
+    if c.get("published_note"):
+        noted[f"{c['domain']} {c['split']} {c['system']} {c['variant']}"] = c["published_note"]
+        mark = MARK
+    return (f"{render.mean_std(_f(c['ours_mean']), _f(c['ours_std']))} "
+            f"({render.mean_std(_f(c['published_mean']), _f(c['published_std']))}{mark})")
 
 
 def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
@@ -120,7 +133,7 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     evaluations = collect.evaluation_rows(results)
     t2 = table2_rows(_cells(evaluations), pub)
     stem = out_dir / "tables" / f"{NAME}-table2"
-    tables.write_csv(stem.with_suffix(".csv"), t2, COLUMNS)
+    tables.write_csv(stem.with_suffix(".csv"), t2, T2_COLUMNS)
     md, tex = table2_md(t2)
     atomic.write_text(stem.with_suffix(".md"), md)
     atomic.write_text(stem.with_suffix(".tex"), tex)
