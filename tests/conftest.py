@@ -59,3 +59,15 @@ def smoke_run(tmp_path_factory) -> Path:
                          env=sixth_family_env(), capture_output=True, text=True, timeout=1500)
     assert res.returncode == 0, res.stderr[-4000:]
     return work
+
+
+# The suite runs on two workers (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml's addopts):
+# each test module stays on one worker, so that its module-scoped fixtures run once, and the modules
+# that use the session's smoke run (workflow, sixth family, SLURM, stored plans) share one worker, so
+# that the smoke configuration runs once. The SLURM cluster's run, which waits on the scheduler most
+# of the time, then overlaps with the rest of the suite instead of following it.
+def pytest_collection_modifyitems(config, items):
+    smoke_modules = {item.module.__name__ for item in items if "smoke_run" in getattr(item, "fixturenames", ())}
+    for item in items:
+        module = item.module.__name__
+        item.add_marker(pytest.mark.xdist_group("smoke" if module in smoke_modules else module))
