@@ -43,6 +43,8 @@ EVALUATE = ["evaluate", "--model", "{W}/model.ckpt", "--benchmark-dir", "{W}/ben
 VALIDATE = ["validate", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "{W}/ok.plan"]
 TRAJ = ["trajectories", "--benchmark-dir", "{W}/bench", "--split", "train", "--plans-dir", "{W}/plans",
         "--plans-table", "{W}/plans.csv", "--out", "{O}/train.json.gz"]
+SOLVE = ["solve", "--model", "{W}/model.ckpt", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--out", "{O}/p"]
+PLANGPT = json.dumps({"family": "plangpt", "data": "plangpt", "train": {"epochs": 1}})
 IMPORT = ["import", "--domain", "gripper", "--source", "{W}/release", "--no-verify", "--out", "{O}/paper"]
 
 # case -> (command, exit status, what the message must say); {W}: the inputs, {O}: the output place
@@ -106,6 +108,13 @@ CASES = {
          "topp0.9x100000000"], 2, ["topp0.9x100000000", "samples 100000000 is greater than the maximum of 1000"]),
     "generate: unknown key": (_gen("logistics", _blocks([2], 1, trucks=3)), 1,
                               ["unknown", "['trucks']"]),
+    "train: PlanGPT validation data of another domain": (
+        [*_train("{W}/traj/train.json.gz", val="{W}/traj/other-domain.json.gz")[:4], PLANGPT,
+         *_train("{W}/traj/train.json.gz", val="{W}/traj/other-domain.json.gz")[5:]], 1,
+        ["other-domain.json.gz", "predicate 'on'", "training domain 'gripper-strips'"]),
+    "solve: --configfile without the model": (
+        [*SOLVE, "--configfile", "{W}/other-models.yaml"], 1,
+        ["other-models.yaml", "the checkpoint's model 'm' is not among the configuration's models ['x']"]),
 }
 
 
@@ -148,6 +157,9 @@ def inputs(tmp_path_factory):
     with gzip.open(traj / "v1.json.gz", "wt") as fh:  # format 1: the domain as a path only
         json.dump({"format": "genplan-trajectories/1", "split": "train", "domain_file": "runs/domain.pddl",
                    "problems": [records[1], records[2]], "without_plan": []}, fh)
+    other = json.loads(json.dumps(records[3]).replace('"(at ', '"(on '))  # Blocksworld's predicate in the states
+    write_split(traj / "other-domain.json.gz", [other])
+    (w / "other-models.yaml").write_text("models: {x: {family: transition, decode: {horizon_min: 1}}}\n")
     (w / "blocks-plans.csv").write_text("problem,config,status,plan_length,time,valid,reason,plan_file\n"
                                         "probBLOCKS-4-0,astar_lmcut,optimal,6,0.1,yes,,probBLOCKS-4-0.plan\n")
     train = [a.replace("{O}/model.ckpt", str(w / "model.ckpt")).replace("{W}", str(w))
@@ -206,6 +218,7 @@ def test_a_goal_true_initially_gets_the_empty_plan(inputs, tmp_path, goal):
     res = run_cli("solve", "--model", inputs / "model.ckpt", bench / "domain.pddl", problem, "--out", tmp_path / "p")
     assert res.returncode == 0 and res.stdout.startswith("Plan valid (VAL): 0 actions"), res.stdout + res.stderr
     assert (tmp_path / "p").read_text() == "; cost = 0 (unit cost)\n"
+    assert "from the transition family's defaults for ['decode']" in res.stderr  # no --configfile: said so
     planner = {"memory_limit_mb": 2048, "optimal": {"time_limit": 10}, "fallback": {"enabled": False},
                "lama": {"enabled": False}}
     assert run_cli("plan", "--benchmark-dir", bench, "--split", "train", "--params", json.dumps(planner), "--out-dir",
@@ -218,3 +231,61 @@ def test_a_goal_true_initially_gets_the_empty_plan(inputs, tmp_path, goal):
     assert [(r["problem"], r["solved"], r["val"], r["plan_length"], r["best_known"], r["quality"]) for r in rows] == [
         ("gripper-n1", "yes", "valid", "0", "0", "1.0000")]
     assert rows[0]["strategy"] == "beam3-pooled" and json.loads(rows[0]["counters"])["goal_true_initially"] == 1
+
+
+def test_solve_plans_with_the_model_entry_of_its_configfile(inputs, tmp_path):
+    """Issue 27: `solve` plans with the planning settings the workflow's evaluations used (the model
+    entry of --configfile, overlays merged after their base), --settings overriding them key by key;
+    a log line says where they came from."""
+    base, overlay = tmp_path / "base.yaml", tmp_path / "overlay.yaml"
+    base.write_text("models: {m: {family: transition, decode: {horizon_min: 1, horizon_per_object: 5}}}\n")
+    overlay.write_text("models: {m: {decode: {horizon_per_object: 0}}}\n")
+    solve = [a.replace("{W}", str(inputs)).replace("{O}", str(tmp_path)) for a in SOLVE]
+    res = run_cli(*solve, "--configfile", base, "--configfile", overlay)
+    assert res.returncode == 1 and "horizon 1" in res.stdout, res.stdout + res.stderr  # 3 steps needed
+    assert '{"decode": {"horizon_min": 1, "horizon_per_object": 0}} from model \'m\' of' in res.stderr
+    assert not (tmp_path / "p").exists()
+    res = run_cli(*solve, "--configfile", base, "--configfile", overlay, "--settings", '{"decode": {"horizon_min": 3}}')
+    assert res.returncode == 0 and "horizon 3" in res.stdout, res.stdout + res.stderr
+    assert "overridden by --settings" in res.stderr
+
+
+def test_the_domain_cache_is_private_and_checked(inputs, tmp_path, monkeypatch):
+    """Issue 27: the cache of domain copies is this user's folder (mode 0700, another user's never
+    used), and a copy whose content is not the text it is named by is rewritten, not trusted."""
+    import hashlib
+    import os
+    import tempfile
+
+    from genplan.datasets.domain_text import domain_of_text
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    text = (inputs / "domain.pddl").read_text()
+    folder = tmp_path / f"genplan-domains-{os.getuid()}"
+    copy = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:20]}.pddl"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    copy.write_text(text.replace("gripper-strips", "blocks"))  # damaged (or planted) under the right name
+    assert domain_of_text(text).name == "gripper-strips"
+    assert copy.read_text() == text and folder.stat().st_mode & 0o777 == 0o700
+    shutil.rmtree(folder)
+    folder.write_text("")  # not a folder of this user's copies: named, never used
+    with pytest.raises(GenplanError, match="not a folder of this user") as err:
+        domain_of_text(text)
+    assert err.value.path == folder
+
+
+def test_only_the_newest_set_aside_partial_states_are_kept(tmp_path, caplog):
+    """Issue 27: a model folder keeps the KEEP_STALE newest `<name>.stale-*` partial states, not all."""
+    from genplan.training.checkpoint import KEEP_STALE, set_aside
+
+    partial = tmp_path / "model.ckpt.partial"
+    old = [tmp_path / f"model.ckpt.partial.stale-2026010{d}T000000Z" for d in range(1, 6)]
+    for path in old:
+        path.write_text("old")
+    partial.write_text("another job's")
+    new = set_aside(partial, "belongs to another job")
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert KEEP_STALE == 3 and kept == sorted([new.name, old[-1].name, old[-2].name]), kept
+    assert sum("only the 3 newest set-aside states" in r.message for r in caplog.records) == 3

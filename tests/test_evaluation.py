@@ -3,6 +3,7 @@ codes. Models are the exact test doubles of tests/transition_doubles.py, injecte
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -168,3 +169,120 @@ def test_solve_refuses_a_model_of_another_domain(real_models):
     blocks = domain_file("blocks")
     proc = run_cli("solve", "--model", real_models["wl_xgb_delta"], blocks, blocks)  # as a user runs it
     assert proc.returncode == 1 and "not 'blocks'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- every plan stored beside the CSV, and `genplan validate --evaluation` (issue 27) ---
+
+def _stored(path):
+    import gzip
+
+    with gzip.open(path, "rt") as fh:
+        return json.load(fh)
+
+
+def _restore(path, doc):
+    import gzip
+
+    path.write_bytes(gzip.compress(json.dumps(doc).encode(), mtime=0))
+
+
+@pytest.fixture
+def evaluated(bench, tmp_path, monkeypatch):
+    """Two evaluations of the bench under the results root tmp_path, laid out as the workflow lays
+    them out: one that solves both problems, one whose misguided beam idles (VAL: goal not satisfied)."""
+    from genplan.paths import Layout
+
+    root, table = bench
+    real_decode = beam.decode
+    lay = Layout(str(tmp_path))
+    model = _oracle_for(root / "interpolation" / "g1.pddl")
+    monkeypatch.setattr(beam, "decode", lambda m, task, mtask, cfg: real_decode(OracleModel(mtask), task, mtask, cfg))
+    solved = lay.evaluation("generated", "gripper", "oracle_delta", 13, "interpolation", "beam3-pooled")
+    evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, solved, model=model)
+
+    def misguided(m, task, mtask, cfg):
+        s0 = mtask.fluents(mtask.initial_state())
+        moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
+        return real_decode(OracleModel(mtask, misguide={s0: moved}), task, mtask, cfg)
+
+    monkeypatch.setattr(beam, "decode", misguided)
+    idle = lay.evaluation("generated", "gripper", "oracle_delta", 13, "interpolation", "beam3-reference")
+    evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, idle, model=model)
+    return tmp_path, Path(solved), Path(idle)
+
+
+def test_every_plan_found_is_stored_beside_the_csv_and_rechecks(evaluated, capsys):
+    from genplan import stored_plans
+
+    root, solved, idle = evaluated
+    doc = _stored(stored_plans.plans_path(solved))
+    assert stored_plans.plans_path(solved).name == "interpolation.beam3-pooled.plans.json.gz"
+    assert doc["benchmark_dir"] == "problems/generated/gripper" and doc["evaluation"] == solved.name
+    rows = {r["problem"]: r for r in evaluation.read_evaluation(solved)}
+    assert set(doc["problems"]) == set(rows) == {"g1", "g2"}
+    for name, entry in doc["problems"].items():
+        assert entry["file"] == f"interpolation/{name}.pddl" and len(entry["sha256"]) == 64
+        assert len(entry["plan"]) == int(rows[name]["plan_length"]) and entry["plan"][0].startswith("(")
+    # the idle beam's plans are stored too, though VAL rejects them
+    idle_doc = _stored(stored_plans.plans_path(idle))
+    assert all(isinstance(e["plan"], list) for e in idle_doc["problems"].values())
+    assert cli.main(["validate", "--evaluation", str(root / "evaluation")]) == 0
+    out = capsys.readouterr().out
+    assert f"{solved}: 2 rechecked, 2 agree, 0 disagree, 0 missing" in out
+    assert f"{idle}: 2 rechecked, 2 agree, 0 disagree, 0 missing" in out
+
+
+def test_a_tampered_plan_is_a_disagreement_naming_file_and_problem(evaluated, capsys):
+    from genplan import stored_plans
+
+    root, solved, idle = evaluated
+    plans = stored_plans.plans_path(solved)
+    doc = _stored(plans)
+    doc["problems"]["g2"]["plan"][0] = "(move rooma roomb)"  # robby leaves without the balls
+    _restore(plans, doc)
+    assert cli.main(["validate", "--evaluation", str(solved)]) == 1
+    out = capsys.readouterr().out
+    assert f"{solved}: 2 rechecked, 1 agree, 1 disagree, 0 missing" in out
+    assert f"DISAGREE {solved}: g2: VAL now says" in out and "the CSV 'valid'" in out
+
+    # an idle row whose stored plan now reaches the goal: VAL's verdict differs from the CSV's
+    idle_plans = stored_plans.plans_path(idle)
+    idle_doc = _stored(idle_plans)
+    idle_doc["problems"]["g1"]["plan"] = _stored(plans)["problems"]["g1"]["plan"]
+    _restore(idle_plans, idle_doc)
+    assert cli.main(["validate", "--evaluation", str(idle)]) == 1
+    assert f"DISAGREE {idle}: g1: VAL now says 'valid'" in capsys.readouterr().out
+
+
+def test_plans_that_cannot_be_rechecked_fail_the_command(evaluated, bench, capsys):
+    from genplan import stored_plans
+
+    root, solved, idle = evaluated
+    problem = bench[0] / "interpolation" / "g1.pddl"
+    problem.write_text(problem.read_text().replace("(:goal", "; edited\n(:goal"))
+    assert cli.main(["validate", "--evaluation", str(solved)]) == 1
+    out = capsys.readouterr().out
+    assert f"MISSING {solved}: g1: problem file {problem} is not the evaluated one (SHA-256 differs)" in out
+    stored_plans.plans_path(idle).unlink()
+    assert cli.main(["validate", "--evaluation", str(idle)]) == 1
+    assert f"{idle}: 0 rechecked, 0 agree, 0 disagree, 2 missing" in capsys.readouterr().out
+    # a CSV copied out of its results root: the problems folder must be named
+    copy = root / "elsewhere.csv"
+    copy.write_text(solved.read_text())
+    stored_plans.plans_path(copy).write_bytes(stored_plans.plans_path(solved).read_bytes())
+    assert cli.main(["validate", "--evaluation", str(copy)]) == 1
+    assert "--problems" in capsys.readouterr().err
+    assert cli.main(["validate", "--evaluation", str(copy), "--problems", str(bench[0])]) == 1  # g1 edited
+    assert "1 agree, 0 disagree, 1 missing" in capsys.readouterr().out
+
+
+def test_csv_and_plans_are_written_together_or_not_at_all(bench, tmp_path, monkeypatch):
+    root, table = bench
+    real_decode = beam.decode
+    monkeypatch.setattr(beam, "decode", lambda m, task, mtask, cfg: real_decode(OracleModel(mtask), task, mtask, cfg))
+    out, blocked = tmp_path / "e" / "interpolation.beam3-pooled.csv", tmp_path / "e" / "plans.json.gz"
+    blocked.mkdir(parents=True)  # the stored plans cannot be renamed into place
+    with pytest.raises(OSError):
+        evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, out,
+                                  model=_oracle_for(root / "interpolation" / "g1.pddl"), out_plans=blocked)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["plans.json.gz"] and not any(blocked.iterdir())

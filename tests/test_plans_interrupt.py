@@ -3,9 +3,11 @@
 `genplan-fd-*` run folder in the temporary directory, no output, not even a hidden temporary one;
 and the command exits 128 + the signal's number."""
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -44,28 +46,36 @@ def _default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def _interrupt(cmd: list, tmp_path, signum: int) -> subprocess.CompletedProcess:
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
+def _start(cmd: list, private_tmp) -> tuple[subprocess.Popen, set[int]]:
+    """Start the command with TMPDIR `private_tmp`; return it and the sessions of its two Fast
+    Downward runs once both run (two problems, --threads 2)."""
     env = {**os.environ, "TMPDIR": str(private_tmp)}
     marker = f"{private_tmp}/genplan-fd-"
     sessions: set[int] = set()
     proc = subprocess.Popen([sys.executable, "-m", "genplan", *map(str, cmd)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+    start = time.monotonic()
+    while len(sessions) < 2 or time.monotonic() - start < 3:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - start < 30, f"no two Fast Downward runs started: {_ps()}"
+        sessions |= {p[1] for p in _ps() if marker in p[3] and "fast-downward.py" in p[3]}
+        time.sleep(0.1)
+    return proc, sessions
+
+
+def _interrupt(cmd: list, tmp_path, signum: int) -> subprocess.CompletedProcess:
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    marker = f"{private_tmp}/genplan-fd-"
+    proc, sessions = None, set()
     try:
-        start = time.monotonic()
-        # two problems, --threads 2: two Fast Downward process groups for the signal to end
-        while len(sessions) < 2 or time.monotonic() - start < 3:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() - start < 30, f"no two Fast Downward runs started: {_ps()}"
-            sessions |= {p[1] for p in _ps() if marker in p[3] and "fast-downward.py" in p[3]}
-            time.sleep(0.1)
+        proc, sessions = _start(cmd, private_tmp)
         assert all(sid != os.getsid(proc.pid) for sid in sessions), "Fast Downward runs in a session of its own"
         assert len(list(private_tmp.glob("genplan-fd-*"))) == 2
         proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=15)
     finally:
-        if proc.poll() is None:  # the test failed: still end it the clean way
+        if proc is not None and proc.poll() is None:  # the test failed: still end it the clean way
             proc.terminate()
             proc.communicate(timeout=15)
     deadline = time.monotonic() + 5
@@ -102,3 +112,36 @@ def test_sigint_ends_plan_files_cleanly(hard_blocks, tmp_path):
     assert res.returncode == 128 + signal.SIGINT, res.stderr
     assert "interrupted by SIGINT" in res.stderr and "Traceback" not in res.stderr
     assert not list(out_root.iterdir()), "output (or a hidden temporary folder) left behind"
+
+
+def test_a_rerun_removes_what_a_sigkilled_plan_left(hard_blocks, tmp_path):
+    """Issue 27: SIGKILL gives `plan` no chance to clean up: its Fast Downward run folders stay in
+    $TMPDIR and its hidden temporary output folder and table beside the outputs. The next `plan`
+    removes them (their names carry the dead process's id), and nothing of a live process."""
+    out_root, private_tmp = tmp_path / "out", tmp_path / "tmp"
+    out_root.mkdir()
+    private_tmp.mkdir()
+    plans = ["plan", "--benchmark-dir", hard_blocks, "--split", "train", "--threads", "2",
+             "--out-dir", out_root / "plans", "--out-table", out_root / "plans.csv"]
+    hard = {"memory_limit_mb": 2048, "optimal": {"time_limit": 60}, "fallback": {"time_limit": 60},
+            "lama": {"time_limit": 60}}
+    proc, sessions = _start([*plans, "--params", json.dumps(hard)], private_tmp)
+    try:
+        proc.kill()
+        proc.communicate(timeout=15)
+    finally:
+        for sid in sessions:  # its Fast Downward runs outlive it (sessions of their own): end them here
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(sid, signal.SIGKILL)
+    left = sorted(p.name for p in private_tmp.iterdir()) + sorted(p.name for p in out_root.iterdir())
+    assert len(left) == 3 and all(f"-{proc.pid}-" in name for name in left), left  # 2 run folders, 1 output
+    live = out_root / f".plans.csv.tmp-{os.getpid()}-{socket.gethostname()}-live"  # a live process's: kept
+    live.write_text("")
+    quick = {"memory_limit_mb": 2048, "optimal": {"time_limit": 1}, "fallback": {"enabled": False},
+             "lama": {"enabled": False}}
+    res = subprocess.run([sys.executable, "-m", "genplan", *map(str, plans), "--params", json.dumps(quick)],
+                         env={**os.environ, "TMPDIR": str(private_tmp)}, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out_root.iterdir()) == [live.name, "plans", "plans.csv"]
+    assert not list(private_tmp.iterdir()), "run folders left in TMPDIR"
+    assert res.stderr.count(f"left by process {proc.pid} that ended without cleaning up") == 3, res.stderr

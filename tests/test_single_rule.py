@@ -65,3 +65,22 @@ def test_rerun_plan_split_for_one_domain(tmp_path):
     untouched_other = [f for f in before if f"/{other}" in f]
     assert untouched_other and not any(f in changed for f in untouched_other)
     assert not any(f in changed for f in before if f.startswith(f"{lay.root}/problems/"))
+
+
+def test_retraining_a_committed_model_writes_only_under_its_own_root(tmp_path):
+    """Issue 27: the README's retrain of one committed model (paper-cpu's Logistics heuristic) runs
+    under a results root of its own (`results_dir`), so the stages it reruns (problems, plans, state
+    spaces, trajectories) never write over the committed results/: a dry run lists every output."""
+    root = tmp_path / "retrain"
+    target = Layout(str(root)).checkpoint("paper", "logistics", "heuristic_ridge", 13)
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-n", target, "--cores", "2", "--configfile",
+                          "workflow/configs/paper-cpu.yaml", "--config", f"results_dir={root}",
+                          "paper_splits=../shared/benchmarks/paper-splits"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = res.stdout + res.stderr
+    outputs = [o.strip() for line in out.splitlines() if line.strip().startswith(("output:", "log:", "benchmark:"))
+               for o in line.split(":", 1)[1].split(",")]
+    assert str(target) in outputs and len(outputs) >= 7
+    assert all(o.startswith(str(root)) for o in outputs), [o for o in outputs if not o.startswith(str(root))]
+    assert "statespace_split" in out and "train_model_cpu" in out

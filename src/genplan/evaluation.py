@@ -10,6 +10,11 @@ names them, e.g. `wl_lstm` and `state`), model (the config's name), seed, strate
 size, num_objects, horizon, solved, reason, val (VAL's verdict), plan_length, best_known,
 quality, time, steps, model_calls, and `counters`: a JSON object of the family's own counters
 (states_expanded, tokens_generated, embedded, ...; a refused problem's message).
+
+Beside the CSV, `<split>.<strategy>.plans.json.gz` stores every plan the planner returned, VAL-valid
+or not, with the SHA-256 of the domain and problem files (genplan.stored_plans); `genplan validate
+--evaluation` checks them again (genplan.revalidate). Both files are written atomically, the plans
+first: a CSV never stands without its plans.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import json
 import logging
 from pathlib import Path
 
-from genplan import manifest, tables
+from genplan import atomic, manifest, stored_plans, tables
 from genplan.errors import GenplanError
 from genplan.progress import progress
 from genplan.stages import plans as planning
@@ -39,11 +44,13 @@ def counters_json(counters: dict) -> str:
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
                    strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
-                   seed: str | None = None, model=None) -> list[dict]:
-    """Evaluate one (model, seed, split, strategy) job and write its CSV atomically. `settings`
+                   seed: str | None = None, model=None, out_plans: str | Path | None = None) -> list[dict]:
+    """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
+    (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
     `strategy` None: the model's family's default (`resolve_strategy`). The plans table is checked
-    against the split before the model loads."""
+    against the split before the model loads. Each returned record has the CSV's columns and
+    `plan`, the planner's plan as action strings (None where refused)."""
     from genplan.domains import domain_key
     from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
@@ -71,10 +78,22 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     for row in progress(rows, total=len(rows), desc=f"{model.name} {split} {strategy}"):
         reference = _reference_plan(plans_table, row["problem"]) if completes else None
         records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]), reference)})
-    tables.write_csv(out, records, COLUMNS)
+    write_outputs(out, out_plans if out_plans is not None else stored_plans.plans_path(out), records,
+                  benchmark_dir, domain, {r["problem"]: r["path"] for r in rows})
     solved = sum(r["solved"] == "yes" for r in records)
     log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
     return records
+
+
+def write_outputs(out: str | Path, out_plans: str | Path, records: list[dict], benchmark_dir: Path,
+                  domain: Path, problem_files: dict) -> None:
+    """The CSV and the stored plans, each through a temporary sibling: both renamed into place only
+    once both are written, the plans first."""
+    doc = stored_plans.document(out, benchmark_dir, domain,
+                                [(r["problem"], problem_files[r["problem"]], r["plan"]) for r in records])
+    with atomic.output_file(out) as csv_tmp, atomic.output_file(out_plans) as plans_tmp:  # inner first
+        plans_tmp.write_bytes(stored_plans.encode(doc))
+        csv_tmp.write_text(tables.csv_text(records, COLUMNS))
 
 
 def _read_plans_table(path: str | Path, problems: set[str], split: str) -> list[dict]:
@@ -111,7 +130,9 @@ def _quality(best: int, length: int) -> str:
 
 
 def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
-    """One row's problem-specific columns: plan, VAL-check, measure."""
+    """One row's problem-specific columns: plan, VAL-check, measure; and `plan`, the planner's
+    plan as action strings (None where refused), stored beside the CSV."""
+    from genplan.pddl_io import atom_to_str
     from genplan.planners.base import Problem
     from genplan.planners.solve import solve_and_validate
 
@@ -121,6 +142,7 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
     if a.tokens_generated:
         counters["tokens_generated"] = a.tokens_generated
     rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
+           "plan": None if a.reason == "refused" else [atom_to_str(x) for x in a.plan],
            "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,
            "steps": a.steps, "model_calls": a.model_calls, "counters": counters_json(counters)}
     if a.reason == "refused":

@@ -1,5 +1,6 @@
 # Stage 7, every family: plan one split with one trained model, seed and strategy; every plan
-# checked by VAL; one small CSV per job (committed).
+# checked by VAL; one small CSV per job and every plan found beside it (both committed; `genplan
+# validate --evaluation` checks the plans again).
 
 
 rule evaluate_model:
@@ -8,7 +9,8 @@ rule evaluate_model:
         problems=benchmark_problems,
         plans=L.plans_table("{benchmark}", "{domain}", "{split}"),
     output:
-        L.evaluation("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
+        csv=L.evaluation("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
+        plans=L.evaluation_plans("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
     params:
         settings=planning_settings,
     threads: 1
@@ -24,4 +26,4 @@ rule evaluate_model:
     shell:
         "genplan evaluate --model {input.model:q} --benchmark-dir {input.problems:q} --split {wildcards.split} "
         "--plans-table {input.plans:q} --strategy {wildcards.strategy} --settings {params.settings:q} "
-        "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --out {output:q} 2> {log:q}"
+        "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --out {output.csv:q} --out-plans {output.plans:q} 2> {log:q}"

@@ -1,6 +1,6 @@
 """The commands on the data the models learn from: the VAL state sequences of a split's plans
 (`trajectories`), the state spaces of its problems (`statespace`), the dataset statistics
-(`stats`), and VAL's verdict on one plan (`validate`)."""
+(`stats`), and VAL's verdict on one plan or on every plan an evaluation stored (`validate`)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,17 @@ def cmd_stats(a) -> int:
 
 def cmd_validate(a) -> int:
     from genplan import val
+    from genplan.errors import GenplanError
     from genplan.pddl_io import parse_domain, parse_problem
 
+    if a.evaluation:
+        if a.domain is not None:
+            raise GenplanError("give either DOMAIN PROBLEM PLAN or --evaluation, not both")
+        return _validate_evaluations(a.evaluation, a.problems, a.plans)
+    if a.problems is not None or a.plans is not None:
+        raise GenplanError("--problems and --plans go with --evaluation")
+    if a.plan is None:
+        raise GenplanError("give DOMAIN PROBLEM PLAN (one plan) or --evaluation CSV|FOLDER (an evaluation's stored plans)")
     # our parsers first: each names its own file (VAL crashes on a bad problem and blames the plan)
     parse_problem(a.problem, parse_domain(a.domain))
     res = val.validate(a.domain, a.problem, a.plan)
@@ -51,6 +60,40 @@ def cmd_validate(a) -> int:
     print(f"Plan invalid{where}: {res.message} ({a.plan})")
     return 1
 
+
+def _validate_evaluations(paths: list[str], problems: str | None, plans: str | None) -> int:
+    """Re-check every stored plan of the evaluations (genplan.revalidate): one count line per CSV,
+    one line per disagreeing or missing problem; 1 if any."""
+    from genplan.errors import GenplanError
+    from genplan.revalidate import evaluation_files, recheck
+
+    files = evaluation_files(paths)
+    if plans is not None and len(files) != 1:
+        raise GenplanError(f"--plans names the stored plans of one evaluation CSV, not of {len(files)}")
+    bad = total = 0
+    for path in files:
+        result = recheck(path, problems, plans)
+        print(result.summary(), flush=True)
+        for line in result.disagree:
+            print(f"  DISAGREE {path}: {line}")
+        for line in result.missing:
+            print(f"  MISSING {path}: {line}")
+        bad += not result.ok
+        total += result.rechecked
+    print(f"{len(files)} evaluation(s), {total} plans rechecked with VAL; {bad} file(s) with a disagreement or "
+          "a plan that could not be rechecked")
+    return 1 if bad else 0
+
+
+VALIDATE_DESCRIPTION = (
+    "Check one plan with VAL (DOMAIN PROBLEM PLAN: exit 0 only for a valid plan), or, with --evaluation, "
+    "every plan an evaluation stored beside its CSV (<split>.<strategy>.plans.json.gz, written by `genplan "
+    "evaluate`): VAL runs again on each, and its verdict is compared with the CSV's row (val word for word, "
+    "solved, plan_length). Prints per CSV how many plans were rechecked, agree and disagree, and one line "
+    "naming the file and problem of each disagreement, or of each plan that cannot be rechecked (no stored "
+    "plans, a problem file absent or not the evaluated one by its SHA-256). Exit 1 on any of them. The "
+    "problems are read from the results root the CSV lies in (<root>/problems/<benchmark>/<domain>, which "
+    "`snakemake <root>/problems/<benchmark>/<domain>` regenerates) unless --problems names the folder.")
 
 COMMANDS = (
     Command("trajectories", cmd_trajectories, "VAL state sequences of one split's plans, checked with pymimir", (
@@ -75,8 +118,14 @@ COMMANDS = (
         arg("--statespace-split", action="append", default=None, help="a split with state spaces (repeat)"),
         arg("--out-csv", required=True, help="the table as CSV"),
         arg("--out-md", required=True, help="the table as Markdown"))),
-    Command("validate", cmd_validate, "check a plan with VAL; exit 0 only for a valid plan", (
-        arg("domain", help="the PDDL domain file"),
-        arg("problem", help="the PDDL problem file (of that domain)"),
-        arg("plan", help="the plan: one (action args) a line; ; comments allowed"))),
+    Command("validate", cmd_validate, "check a plan, or every plan an evaluation stored, with VAL", (
+        arg("domain", nargs="?", help="the PDDL domain file"),
+        arg("problem", nargs="?", help="the PDDL problem file (of that domain)"),
+        arg("plan", nargs="?", help="the plan: one (action args) a line; ; comments allowed"),
+        arg("--evaluation", action="append", default=None, metavar="CSV|FOLDER",
+            help="an evaluation CSV, or a folder of them (e.g. results/evaluation); repeat for more"),
+        arg("--problems", default=None, help="with --evaluation: the benchmark folder the evaluation planned "
+            "(default: <root>/problems/<benchmark>/<domain> of the CSV's results root)"),
+        arg("--plans", default=None, help="with one --evaluation CSV: its stored plans (default: beside it)")),
+        description=VALIDATE_DESCRIPTION),
 )

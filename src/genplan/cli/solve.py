@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import sys
 
 from genplan.cli.types import Command, arg
@@ -50,22 +52,27 @@ def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
 
 
 def cmd_solve(a) -> int:
-    from genplan.planners.solve import check_strategy_early, load_model, resolve_strategy, solve, summary_line
+    from genplan.planners import solve as run
     from genplan.registry import planner
 
-    check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
-    model = load_model(a.model, a.domain)
-    strategy = resolve_strategy(model, a.strategy)
+    run.check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
+    given = _planning_settings(a)
+    model = run.load_model(a.model, a.domain)
+    strategy = run.resolve_strategy(model, a.strategy)
+    settings, source = run.planning_for(model, given, a.configfile)
     reference = None
     if a.reference_plan is not None:
         from genplan.pddl_io import read_plan
 
         reference = read_plan(a.reference_plan)
-    plan_with = _with_trace(planner(model, strategy, _planning_settings(a)), strategy, model.family, a.trace)
-    outcome, text = solve(plan_with, a.domain, a.problem, a.out, reference)
+    plan_with = _with_trace(planner(model, strategy, settings), strategy, model.family, a.trace)
+    limits = getattr(plan_with, "limits", None)  # the searches' limits, defaults filled in
+    logging.getLogger("genplan").info("planning settings %s from %s%s", json.dumps(settings, sort_keys=True), source,
+                                      f"; search limits {limits}" if limits is not None else "")
+    outcome, text = run.solve(plan_with, a.domain, a.problem, a.out, reference)
     if a.out is None and outcome.solved:
         sys.stdout.write(text)
-    print(summary_line(outcome, a.problem))
+    print(run.summary_line(outcome, a.problem))
     return 0 if outcome.solved else 1
 
 
@@ -77,7 +84,7 @@ def cmd_evaluate(a) -> int:
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
     check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
     evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
-                   benchmark=a.benchmark, seed=a.seed)
+                   benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans)
     return 0
 
 
@@ -87,7 +94,11 @@ COMMANDS = (
         arg("domain"),
         arg("problem"),
         arg("--strategy", default=None, help=STRATEGY_HELP + DEFAULT_HELP),
-        arg("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}"),
+        arg("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}; they "
+            "override --configfile's key by key"),
+        arg("--configfile", action="append", default=None, help="the workflow configuration the model was trained "
+            "and evaluated with (again for an overlay, after its base): plan with its model entry's planning "
+            "settings, e.g. the heuristic's search limits (default: the family's defaults)"),
         arg("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)"),
         arg("--horizon-per-object", type=int, default=None,
             help="beam: steps per object when more than --horizon-min (default 10)"),
@@ -105,5 +116,7 @@ COMMANDS = (
         arg("--settings", type=_json, default={}, help="the model entry's planning settings (JSON)"),
         arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
         arg("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)"),
-        arg("--out", required=True))),
+        arg("--out", required=True, help="the evaluation CSV"),
+        arg("--out-plans", default=None, help="every plan found, with the problem files' SHA-256, for `genplan "
+            "validate --evaluation` (default: beside --out, <split>.<strategy>.plans.json.gz)"))),
 )

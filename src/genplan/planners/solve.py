@@ -65,6 +65,68 @@ def resolve_strategy(model, strategy: str | None) -> str:
     return strategy
 
 
+def _merged(base: dict, over: dict) -> dict:
+    """`base` with `over`'s keys put in, mappings merged key by key (as Snakemake merges configfiles)."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def entry_planning_settings(configfiles: list, name: str, family: str) -> dict:
+    """The planning settings of model `name` in the workflow configuration `configfiles` (merged in
+    order, as `snakemake --configfile A B`): what its evaluations planned with. GenplanError naming
+    the file for a missing or unreadable file or a model it does not define."""
+    import yaml
+
+    from genplan.configuration import check_value
+    from genplan.registry import planning_settings
+
+    config: dict = {}
+    for path in map(Path, configfiles):
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise GenplanError("configuration file not found", path) from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise GenplanError(f"not a readable YAML configuration ({type(exc).__name__})", path) from None
+        if not isinstance(doc, dict):
+            raise GenplanError("not a workflow configuration (a YAML mapping)", path)
+        config = _merged(config, doc)
+    entry = (config.get("models") or {}).get(name)
+    if not isinstance(entry, dict) or "family" not in entry:
+        raise GenplanError(f"the checkpoint's model {name!r} is not among the configuration's models "
+                           f"{sorted(config.get('models') or {})}", configfiles[-1])
+    if entry["family"] != family:
+        raise GenplanError(f"model {name!r} is of family {entry['family']!r} in this configuration, the "
+                           f"checkpoint's of {family!r}", configfiles[-1])
+    settings = planning_settings(entry)
+    check_value(settings, ("$defs", "planning"), f"{configfiles[-1]}: the planning settings of model {name!r}")
+    return settings
+
+
+def planning_for(model, given: dict, configfiles: list | None) -> tuple[dict, str]:
+    """The settings `solve` plans `model` with, and where they come from (for a log line): the
+    planning settings of the model's entry in `configfiles` (the configuration it was trained and
+    evaluated with), each overridden by `given` (--settings); without a configuration, `given` and
+    the family's defaults for the rest."""
+    from genplan.registry import family
+
+    keys = family(model.family).planning_keys
+    if configfiles:
+        settings = _merged(entry_planning_settings(configfiles, model.name, model.family), given)
+        missing = [k for k in keys if k not in settings]
+        source = f"model {model.name!r} of {', '.join(map(str, configfiles))}"
+        source += (", overridden by --settings" if given else "") + (
+            f"; the family's defaults for {missing}" if missing else "")
+        return settings, source
+    missing = [k for k in keys if k not in given]
+    if not missing:
+        return given, "--settings"
+    return given, (f"the {model.family} family's defaults for {missing} (the workflow's evaluations planned with "
+                   "their configuration's model entry: give that configuration with --configfile, or --settings)")
+
+
 @dataclass
 class Outcome:
     """A planner's attempt and VAL's verdict on its plan."""

@@ -21,13 +21,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, read_plan
 from genplan.tools import fast_downward_driver
@@ -39,6 +39,7 @@ CONFIGS = {
         "search": ["--evaluator", "h=ff()", "--search", "lazy_greedy([h], preferred=[h])"],
         "optimal": False,
     },
+    "gbfs_ff_eager": {"search": ["--search", "eager_greedy([ff()])"], "optimal": False},
     "lama_first": {"alias": "lama-first", "optimal": False},
     # anytime: writes plan.1, plan.2, ..., each cheaper than the one before; a run the time (or
     # memory) limit ends after a plan is a success with the last plan (see `_anytime_result`)
@@ -50,6 +51,8 @@ DESCRIPTIONS = {
     "astar_lmcut": "A* with the LM-cut heuristic (`astar(lmcut())`): optimal plans, or a proof that none exists",
     "gbfs_ff": "lazy greedy best-first search with the FF heuristic and its preferred operators: "
                "satisficing, usually fast, no proof of unsolvability",
+    "gbfs_ff_eager": "eager greedy best-first search with the FF heuristic, no preferred operators "
+                     "(`eager_greedy([ff()])`): satisficing; the same search as a learned heuristic's GBFS",
     "lama_first": "the first plan of LAMA 2011 (alias `lama-first`: FF and landmark heuristics): satisficing; "
                   "the pipeline uses it for best-known plan lengths",
     "lama_anytime": "LAMA 2011 as an anytime planner (alias `seq-sat-lama-2011`) run to its time limit, "
@@ -242,7 +245,7 @@ def run_fast_downward(
     cmd = [sys.executable, str(fast_downward_driver())]
     if "alias" in spec:
         cmd += ["--alias", spec["alias"]]
-    work = Path(tempfile.mkdtemp(prefix="genplan-fd-"))
+    work = atomic.run_dir("genplan-fd-")  # removes the run folders of killed processes first
     try:
         plan_file = work / "plan"
         cmd += [

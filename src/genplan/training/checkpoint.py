@@ -4,10 +4,12 @@ A partial state is a dict of plain values and tensors (``torch.save``, written a
 readable with ``torch.load(path, weights_only=True)``) carrying FORMAT, VERSION and the caller's
 ``job`` identity. A file that cannot be read, has another format or belongs to another job is
 not an error: it is set aside as ``<name>.stale-<UTC timestamp>`` (a warning says where) and the
-job starts afresh, so no person has to delete it before the job can run again."""
+job starts afresh, so no person has to delete it before the job can run again. Only the KEEP_STALE
+newest set-aside states of a file are kept (a warning names each one removed)."""
 
 from __future__ import annotations
 
+import glob
 import io
 import logging
 from datetime import datetime, timezone
@@ -21,6 +23,7 @@ log = logging.getLogger("genplan")
 
 FORMAT = "genplan-training-partial"
 VERSION = 1
+KEEP_STALE = 3  # set-aside states kept per partial state file, the newest
 
 
 def save_partial(path: str | Path, state: dict, job: dict) -> None:
@@ -40,7 +43,22 @@ def set_aside(path: Path, why: str) -> Path:
         target = path.with_name(f"{path.name}.stale-{stamp}-{n}")
     path.rename(target)
     log.warning("partial training state %s %s; set aside as %s, training starts afresh", path, why, target)
+    _keep_newest(path, KEEP_STALE)
     return target
+
+
+def _keep_newest(path: Path, keep: int) -> None:
+    """Remove all but the `keep` newest states set aside from `path` (their names sort by time)."""
+    stale = sorted(path.parent.glob(f"{glob.escape(path.name)}.stale-*"), key=_stale_order)
+    for old in stale[:-keep]:
+        old.unlink(missing_ok=True)
+        log.warning("removed %s: only the %d newest set-aside states of %s are kept", old, keep, path.name)
+
+
+def _stale_order(path: Path) -> tuple[str, int]:
+    """`<name>.stale-<stamp>[-<n>]` in the order they were set aside."""
+    stamp, _, n = path.name.rpartition(".stale-")[2].partition("-")
+    return stamp, int(n) if n.isdigit() else 1
 
 
 def load_partial(path: str | Path | None, job: dict) -> dict | None:

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from genplan.datasets import examples
-from genplan.datasets.domain_text import training_domain
+from genplan.datasets.domain_text import check_cases, training_domain
 from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.plangpt import data
@@ -31,8 +31,9 @@ def _split_files(files: list, suffix: str) -> list[Path]:
     return [Path(f) for f in files if str(f).endswith(suffix)]
 
 
-def _cases(files: list, settings: PlanGPTSettings, seed: int, split: str) -> tuple[list, dict, str]:
-    """Cases of one split, the trajectories document (for its domain) and the protocol used."""
+def _cases(files: list, settings: PlanGPTSettings, seed: int, split: str) -> tuple[list, dict, str, Path]:
+    """Cases of one split, the trajectories document (for its domain), the protocol used and the
+    file the cases came from (for messages)."""
     from genplan.stages.trajectories import load
 
     trajs = _split_files(files, ".json.gz")
@@ -44,9 +45,11 @@ def _cases(files: list, settings: PlanGPTSettings, seed: int, split: str) -> tup
         if not tables:
             raise GenplanError("the symt protocol samples the training state spaces: give the state-space table "
                                "(statespaces/<benchmark>/<domain>/train.csv) among --train")
-        return examples.statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)[0], doc, "symt"
+        cases = examples.statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)[0]
+        return cases, doc, "symt", tables[0]
     # validation (both protocols) and the plangpt protocol: the problems' own plans
-    return examples.trajectory_cases(doc, suffixes=settings.train.suffixes and split == "train"), doc, "plangpt"
+    cases = examples.trajectory_cases(doc, suffixes=settings.train.suffixes and split == "train")
+    return cases, doc, "plangpt", trajs[0]
 
 
 def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
@@ -57,9 +60,11 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
             or settings.rename not in data.RENAMINGS):
         raise GenplanError(f"PlanGPT: data must be one of {list(data.PROTOCOLS)}, rename one of "
                            f"{list(data.RENAMINGS)}, train.stop ce or ces")
-    train_cases, doc, protocol = _cases(files.get("train", []), settings, seed, "train")
-    val_cases, _, _ = _cases(files.get("validation", []), settings, seed, "validation")
+    train_cases, doc, protocol, train_file = _cases(files.get("train", []), settings, seed, "train")
+    val_cases, _, _, val_file = _cases(files.get("validation", []), settings, seed, "validation")
     domain_pddl, domain_info = training_domain(doc, _split_files(files["train"], ".json.gz")[0], domain)
+    check_cases(train_cases, domain_info, train_file)  # another domain's file is named, not a token
+    check_cases(val_cases, domain_info, val_file)
     check_object_pool(settings.object_pool, train_cases + val_cases)
     with job.seeded():
         model, sequences = _untrained(job, settings, domain_info, train_cases, val_cases)

@@ -19,7 +19,8 @@ from genplan import atomic, tables
 from genplan.domains import DOMAINS
 from genplan.planners import strategies
 from genplan.report import aggregate, collect, figures, render
-from genplan.report.best_known import best_known
+from genplan.report.best_known import COLUMNS as BEST_KNOWN_COLUMNS
+from genplan.report.best_known import best_known, table_rows
 from genplan.report.notes import MARK, Marks
 from genplan.report.papers import state_centric_agreement as agreement
 from genplan.report.papers import state_centric_others as others
@@ -72,6 +73,8 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     tables.write_csv(out_dir / "tables" / f"{NAME}-quality.csv", q_rows, quality.QUALITY_COLUMNS)
     _write_md(out_dir / "tables" / f"{NAME}-quality.md", quality.quality_md(q_rows, quality.source_rows(plans, best)))
     written += [out_dir / "tables" / f"{NAME}-quality.{s}" for s in ("csv", "md")]
+    tables.write_csv(out_dir / "tables" / f"{NAME}-best-known.csv", table_rows(best), BEST_KNOWN_COLUMNS)
+    written.append(out_dir / "tables" / f"{NAME}-best-known.csv")  # each problem's best known and its plan set
     for number, split in ((2, "validation"), (3, "interpolation"), (4, "extrapolation")):
         written += figures.coverage_figure(t1, split, out_dir / "figures" / f"{NAME}-figure{number}", SYSTEMS,
                                            lambda d, sp, sy, v: pub.get("1", d, sp, sy, v, "coverage"))

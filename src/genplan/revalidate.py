@@ -1,0 +1,132 @@
+"""`genplan validate --evaluation`: run VAL again on every plan an evaluation stored
+(genplan.stored_plans) and compare each verdict with the CSV's row.
+
+A row agrees when VAL's verdict now is the CSV's `val` column word for word (`valid`, or VAL's
+reason), and the row's `solved` is what that verdict and the row's `reason` make it (solved = the
+planner reached the goal and VAL accepts), with the solved row's `plan_length` the stored plan's
+length. A refused row (no plan, empty `val`) agrees when no plan is stored. A row without a stored
+entry, or whose problem file is absent or differs from the evaluated one (its SHA-256), cannot be
+re-checked: it is `missing`, and like a disagreement makes the command fail.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genplan import stored_plans, val
+from genplan.errors import GenplanError
+from genplan.evaluation import read_evaluation
+from genplan.paths import ALL_SPLITS, parse_evaluation_path
+
+
+@dataclass
+class Recheck:
+    evaluation: Path
+    rechecked: int = 0
+    agree: int = 0
+    disagree: list[str] = field(default_factory=list)  # "<problem>: what differs"
+    missing: list[str] = field(default_factory=list)  # "<problem>: why it could not be re-checked"
+    n_missing: int = 0  # problems that could not be re-checked (one line covers a whole file's)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagree and not self.missing
+
+    def summary(self) -> str:
+        return (f"{self.evaluation}: {self.rechecked} rechecked, {self.agree} agree, "
+                f"{len(self.disagree)} disagree, {self.n_missing} missing")
+
+
+def evaluation_files(paths: list[str | Path]) -> list[Path]:
+    """The evaluation CSVs among `paths`: a file as given; a folder, every CSV under it laid out as
+    an evaluation (<split>.<strategy>.csv in a seed<seed> folder); GenplanError for a folder that
+    holds none or a path that does not exist."""
+    out = []
+    for p in map(Path, paths):
+        if p.is_file():
+            out.append(p)
+        elif p.is_dir():
+            found = sorted(f for f in p.rglob("seed*/*.csv") if _is_evaluation(f))
+            if not found:
+                raise GenplanError("no evaluation CSV (<model>/seed<seed>/<split>.<strategy>.csv) under this folder", p)
+            out.extend(found)
+        else:
+            raise GenplanError("evaluation CSV or folder not found", p)
+    return out
+
+
+def _is_evaluation(path: Path) -> bool:
+    try:
+        return parse_evaluation_path(path)["split"] in ALL_SPLITS
+    except ValueError:
+        return False
+
+
+def recheck(evaluation_csv: str | Path, problems: str | Path | None = None,
+            plans: str | Path | None = None) -> Recheck:
+    """Re-check one evaluation's stored plans (`plans`: default beside the CSV) against the problem
+    files (`problems`: default the stored folder under the evaluation's results root)."""
+    evaluation_csv = Path(evaluation_csv)
+    if not evaluation_csv.is_file():
+        raise GenplanError("evaluation CSV not found", evaluation_csv)
+    rows = read_evaluation(evaluation_csv)
+    plans_file = Path(plans) if plans is not None else stored_plans.plans_path(evaluation_csv)
+    result = Recheck(evaluation_csv)
+    if not plans_file.is_file():
+        why = f"all {len(rows)} problems: no stored plans file {plans_file} (an evaluation older than the stored plans: rerun it)"
+        result.missing, result.n_missing = [why], len(rows)
+        return result
+    doc = stored_plans.read(plans_file)
+    folder = stored_plans.benchmark_dir(doc, evaluation_csv, problems)
+    domain = folder / doc["domain"]["file"]
+    if not domain.is_file() or stored_plans.sha256(domain) != doc["domain"]["sha256"]:
+        why = "absent" if not domain.is_file() else "not the evaluated one (SHA-256 differs)"
+        result.missing, result.n_missing = [f"all {len(rows)} problems: domain file {domain} {why}"], len(rows)
+        return result
+    with tempfile.TemporaryDirectory(prefix="genplan-validate-") as tmp:
+        for r in rows:
+            _recheck_row(r, doc["problems"].get(r["problem"]), folder, domain, Path(tmp) / "plan", result)
+    result.n_missing = len(result.missing)
+    return result
+
+
+def _recheck_row(row: dict, entry: dict | None, folder: Path, domain: Path, plan_file: Path, result: Recheck) -> None:
+    name = row["problem"]
+    if entry is None:
+        result.missing.append(f"{name}: no stored plan")
+        return
+    if entry["plan"] is None:
+        result.rechecked += 1
+        refused = row["reason"] == "refused" and row["solved"] == "no" and row["val"] == ""
+        if refused:
+            result.agree += 1
+        else:
+            result.disagree.append(f"{name}: no plan stored (refused) but the CSV says solved={row['solved']} "
+                                   f"reason={row['reason']} val={row['val']!r}")
+        return
+    problem = folder / entry["file"]
+    if not problem.is_file():
+        result.missing.append(f"{name}: problem file {problem} absent")
+        return
+    if stored_plans.sha256(problem) != entry["sha256"]:
+        result.missing.append(f"{name}: problem file {problem} is not the evaluated one (SHA-256 differs)")
+        return
+    plan = entry["plan"]
+    plan_file.write_text("".join(f"{a}\n" for a in plan))
+    verdict = val.validate(domain, problem, plan_file)
+    now = "valid" if verdict.valid else verdict.message
+    solved = verdict.valid and row["reason"] == "goal"
+    result.rechecked += 1
+    differs = []
+    if now != row["val"]:
+        differs.append(f"VAL now says {now!r}, the CSV {row['val']!r}")
+    if ("yes" if solved else "no") != row["solved"]:
+        differs.append(f"solved would be {'yes' if solved else 'no'}, the CSV says {row['solved']}")
+    if solved and row["plan_length"] != str(len(plan)):
+        differs.append(f"stored plan has {len(plan)} actions, the CSV's plan_length is {row['plan_length']}")
+    if differs:
+        result.disagree.append(f"{name}: " + "; ".join(differs))
+    else:
+        result.agree += 1
