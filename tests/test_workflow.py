@@ -51,7 +51,7 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
     counts: run in a copy without them), from the configuration and the registries: the data
     stages per benchmark, domain and split, every model's training jobs per domain and seed
     (`train_model_cpu` for the families without a GPU) and evaluation jobs per strategy and
-    split, one job per report whose subjects have a model, and `all`."""
+    split, one job per report that runs there (genplan.report.registry.runs), and `all`."""
     from genplan import registry
     from genplan.report import registry as reports
 
@@ -72,8 +72,8 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
         splits = sum(len(entry.get("strategy_splits", {}).get(s, eval_splits)) for s in entry["strategies"])
         counts["evaluate_model"] = counts.get("evaluate_model", 0) + runs * splits
     families = {entry["family"] for entry in models.values()}
-    for rep in reports.REPORTS.values():
-        counts[rep.rule] = int(not rep.subjects or bool(families & set(rep.subjects)))
+    for name, rep in reports.REPORTS.items():  # subjects with a model; ipc2023's only with its benchmark
+        counts[rep.rule] = int(reports.runs(name, config["benchmarks"], families))
     return {rule: n for rule, n in counts.items() if n}
 
 
@@ -121,7 +121,7 @@ BAD_CONFIGS = {  # (edit of config.yaml, what the one message must name)
     "unbounded strategy": (("strategies: [beam3-pooled]", "strategies: [beam100000-pooled]"),
                            "strategy 'beam100000-pooled': width 100000 is greater than the maximum of 100"),
     "unknown domain": (("domains: [blocks, gripper, logistics, visitall]", "domains: [chess]"),
-                       "'chess' is not one of"),
+                       "domains: benchmark 'generated' has no domain 'chess'"),
     "misspelt learner option": (("lr: 0.01, checkpoint_every: 10", "lr: 0.01, checkpoint_evry: 10"),
                                 "models.wl_lstm_state.train: unknown key(s) ['checkpoint_evry']"),
 }

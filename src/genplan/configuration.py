@@ -1,7 +1,8 @@
 """Checking a workflow configuration before any job runs: the JSON schema
 (`workflow/schemas/config.schema.yaml`, packaged as `genplan/data/config.schema.yaml`, with every
-registered family's model entry added: `compose`) and the model families' own checks
-(genplan.registry). The commands check their JSON parameters against the same schema
+registered family's model entry added: `compose`), what the benchmarks provide (each configured
+domain and split must be one of every configured benchmark's: `benchmark_problems`) and the model
+families' own checks (genplan.registry). The commands check their JSON parameters against the same schema
 (`check_value`): one definition of every setting, for the workflow and by hand.
 
 Every problem is reported at once, one line each, naming the key by its path (`models.wl_lstm_state.train.epoch`),
@@ -90,9 +91,37 @@ def _violations(node: dict, value) -> list[str]:
     return list(dict.fromkeys(_line(e) for e in errors))
 
 
+def benchmark_problems(config: dict) -> list[str]:
+    """One line per configured domain or split that a configured benchmark does not provide
+    (genplan.domains.BENCHMARK_DOMAINS, genplan.paths.BENCHMARK_SPLITS), and for `ipc2023` a missing
+    `ipc2023_dir` (the benchmark is read from the user's folder, never downloaded)."""
+    from genplan.domains import BENCHMARK_DOMAINS
+    from genplan.paths import BENCHMARK_SPLITS
+
+    lines = []
+    for bench in config["benchmarks"]:
+        domains, splits = BENCHMARK_DOMAINS[bench], BENCHMARK_SPLITS[bench]
+        lines += [f"domains: benchmark {bench!r} has no domain {d!r}; its domains: {list(domains)}"
+                  for d in config["domains"] if d not in domains]
+        named = {"splits": config["splits"], "statespace.splits": config["statespace"]["splits"],
+                 "evaluation.splits": config["evaluation"]["splits"]}
+        lines += [f"{key}: benchmark {bench!r} has no split {s!r}; its splits: {list(splits)}"
+                  for key, values in named.items() for s in values if s not in splits]
+    if "ipc2023" in config["benchmarks"]:
+        where = config.get("ipc2023_dir")
+        if not where:
+            lines.append("ipc2023_dir: the ipc2023 benchmark is read from a folder you name (a copy of the "
+                         "IPC 2023 learning track's benchmarks repository); it is not downloaded")
+        elif not Path(where).is_dir():
+            lines.append(f"ipc2023_dir: no such folder: {where}")
+    return lines
+
+
 def problems(config: dict, schema_path: str | Path) -> list[str]:
-    """Every schema violation and family problem of `config`, misspelt keys first."""
+    """Every schema violation, benchmark problem and family problem of `config`, misspelt keys first."""
     lines = _violations(compose(yaml.safe_load(Path(schema_path).read_text())), config)
+    if not lines:
+        lines = benchmark_problems(config)
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 

@@ -6,15 +6,15 @@ import csv
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.paths import SPLITS  # defined once, with the results layout
+from genplan.paths import ALL_SPLITS, SPLITS  # defined once, with the results layout
 from genplan.tables import csv_text
 
 COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
 
 
 def check_split(name: str) -> str:
-    if name not in SPLITS:
-        raise ValueError(f"Unknown value {name=}. Must be from {list(SPLITS)}")
+    if name not in ALL_SPLITS:
+        raise ValueError(f"Unknown value {name=}. Must be from {list(ALL_SPLITS)}")
     return name
 
 

@@ -1,15 +1,57 @@
 """pymimir at the edge: grounding, successor states and full state spaces, converted to the
 package's representation (fluent atoms as string tuples; pymimir's type atoms such as
-`(object x)` and the problem's static atoms never enter a state)."""
+`(object x)` and the problem's static atoms never enter a state).
+
+pymimir reads the requirements strictly: a problem that writes its objects typed (`b1 b2 - object`)
+for a domain that declares no `:typing` (IPC 2023's Blocksworld) is refused, where Fast Downward,
+VAL and the `pddl` library accept it. Such a domain is loaded with `:typing` added to its
+requirements (`_with_typing`), which changes nothing else: its objects are all of type `object`."""
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 
 import pymimir as pm
 
 from genplan.errors import GenplanError
-from genplan.pddl_io import Action, Atom
+from genplan.pddl_io import Action, Atom, read_text
+
+_REQUIREMENTS = re.compile(r"\(\s*:requirements\b", re.IGNORECASE)
+_DOMAIN_NAME = re.compile(r"\(\s*domain\s+[^\s()]+\s*\)", re.IGNORECASE)
+_NO_TYPING = "Undefined requirement: :typing"
+
+
+def _with_typing(text: str) -> str:
+    """The domain's PDDL text with `:typing` among its requirements (a `(:requirements :typing)`
+    section after the domain's name when it has none)."""
+    match = _REQUIREMENTS.search(text)
+    if match is not None:
+        text = text[:match.end()] + " :typing" + text[match.end():]
+    else:
+        name = _DOMAIN_NAME.search(text)
+        if name is None:
+            raise ValueError("no (domain ...) name in the domain text")
+        text = text[:name.end()] + "\n(:requirements :typing)" + text[name.end():]
+    return text
+
+
+def _load(domain: str | Path, problem: str | Path):
+    """pymimir's domain and problem, and the temporary folder that holds the domain file read (None
+    when it is `domain` itself): a domain without `:typing` whose problem writes typed objects is
+    loaded from a copy with the requirement added (pymimir reads domain files, not text)."""
+    try:
+        dom = pm.Domain(Path(domain))
+        return dom, pm.Problem(dom, Path(problem), mode="lifted"), None
+    except Exception as exc:
+        if _NO_TYPING not in str(exc):
+            raise
+    tmp = tempfile.TemporaryDirectory(prefix="genplan-mimir-")
+    typed = Path(tmp.name) / "domain.pddl"
+    typed.write_text(_with_typing(read_text(domain, "PDDL domain")), encoding="utf-8")
+    dom = pm.Domain(typed)
+    return dom, pm.Problem(dom, Path(problem), mode="lifted"), tmp
 
 
 class MimirTask:
@@ -17,8 +59,7 @@ class MimirTask:
 
     def __init__(self, domain: str | Path, problem: str | Path):
         try:
-            self.domain = pm.Domain(str(domain))
-            self.problem = pm.Problem(self.domain, str(problem), mode="lifted")
+            self.domain, self.problem, self._typed_copy = _load(domain, problem)
         except Exception as exc:  # pymimir raises RuntimeError with the parser's message
             raise GenplanError(f"pymimir cannot load the problem: {str(exc).splitlines()[0][:300]}", problem) from None
         self.path = Path(problem)

@@ -6,12 +6,14 @@ command line and the reports alike. A configuration writes under its own results
 others), so that no run overwrites another's files:
 
     <root>/problems/<benchmark>/<domain>/                 manifest.csv, domain.pddl, <split>/*.pddl
+                                                          (ipc2023: and upper_bounds.csv)
     <root>/plans/<benchmark>/<domain>/<split>.csv          and <split>/ (plan files)
     <root>/plans/<benchmark>/<domain>/<split>.anytime.csv  and <split>.anytime/ (anytime LAMA)
     <root>/trajectories/<benchmark>/<domain>/<split>.json.gz
     <root>/statespaces/<benchmark>/<domain>/<split>.csv    and <split>/*.npz
     <root>/models/<benchmark>/<domain>/<model>/seed<seed>/  model.ckpt, training.csv, summary.json
     <root>/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
+        and <split>.<strategy>.plans.json.gz (every plan found: genplan.stored_plans)
     <root>/tables/, <root>/figures/, <root>/jobstats/ (Snakemake's per-job time and memory), <root>/logs/
 """
 
@@ -21,13 +23,25 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SPLITS = ("train", "validation", "interpolation", "extrapolation")
+SPLITS = ("train", "validation", "interpolation", "extrapolation")  # the papers' (generated and paper)
 TEST_SPLITS = ("interpolation", "extrapolation")
 EVAL_SPLITS = ("validation", "interpolation", "extrapolation")  # validation selects; reported apart
-BENCHMARKS = ("generated", "paper")
+BENCHMARKS = ("generated", "paper", "ipc2023")
+# The IPC 2023 learning track: its training problems, and its three test levels
+IPC2023_SPLITS = ("train", "easy", "medium", "hard")
+IPC2023_TEST_SPLITS = ("easy", "medium", "hard")
+BENCHMARK_SPLITS = {"generated": SPLITS, "paper": SPLITS, "ipc2023": IPC2023_SPLITS}
+ALL_SPLITS = tuple(dict.fromkeys(s for splits in BENCHMARK_SPLITS.values() for s in splits))
 ANYTIME_SUFFIX = ".anytime"  # <split>.anytime.csv beside <split>.csv: anytime LAMA's table
 
 _EVAL = re.compile(r"(?P<split>[a-z]+)\.(?P<strategy>[A-Za-z0-9.\-]+)\.csv")
+
+
+def splits_of(benchmark: str) -> tuple[str, ...]:
+    """The splits of a benchmark kind (BENCHMARK_SPLITS); ValueError naming the kinds otherwise."""
+    if benchmark not in BENCHMARK_SPLITS:
+        raise ValueError(f"Unknown value {benchmark=}. Must be from {list(BENCHMARK_SPLITS)}")
+    return BENCHMARK_SPLITS[benchmark]
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,11 @@ class Layout:
 
     def problems(self, benchmark, domain) -> str:
         return self._p("problems", benchmark, domain)
+
+    def upper_bounds(self, benchmark, domain) -> str:
+        """The best known costs of the test problems (ipc2023: split,problem,best_known_cost), inside
+        the problems folder (the import rule's output)."""
+        return f"{self.problems(benchmark, domain)}/upper_bounds.csv"
 
     def plans_table(self, benchmark, domain, split) -> str:
         return self._p("plans", benchmark, domain, f"{split}.csv")
@@ -77,6 +96,10 @@ class Layout:
 
     def evaluation(self, benchmark, domain, model, seed, split, strategy) -> str:
         return self._p("evaluation", benchmark, domain, model, f"seed{seed}", f"{split}.{strategy}.csv")
+
+    def evaluation_plans(self, benchmark, domain, model, seed, split, strategy) -> str:
+        """The plans an evaluation found, beside its CSV (genplan.stored_plans)."""
+        return self._p("evaluation", benchmark, domain, model, f"seed{seed}", f"{split}.{strategy}.plans.json.gz")
 
     def table(self, name, ext) -> str:
         return self._p("tables", f"{name}.{ext}")

@@ -5,7 +5,13 @@ Representation (DESIGN.md conventions):
 - an atom is a tuple of strings, ``("on", "a", "b")``;
 - a state is a frozenset of *fluent* atoms;
 - static atoms (of predicates that no action changes) are kept apart, once per problem;
-- a ground action is a tuple of strings, ``("stack", "a", "b")``.
+- a ground action is a tuple of strings, ``("stack", "a", "b")``;
+- a task's objects are the problem's objects and the domain's constants; types are checked by the
+  tools that read the files (Fast Downward, VAL, pymimir), not kept.
+
+Supported PDDL (`SUPPORTED_REQUIREMENTS`): STRIPS with typing, constants, negative preconditions and
+equality. Anything else (conditional or universal effects, derived predicates, numeric fluents,
+action costs, ...) is refused by name when the domain is parsed, before any tool reads it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ class DomainInfo:
     predicates: dict[str, int]  # name -> arity
     fluent_predicates: frozenset[str]  # predicates some action adds or deletes
     actions: dict[str, int]  # name -> number of parameters
+    constants: tuple[str, ...] = ()  # the domain's (:constants ...), objects of every problem
 
 
 @dataclass(frozen=True)
@@ -70,19 +77,39 @@ def str_to_atom(text: str) -> Atom:
     return parts
 
 
-def _effect_atoms(effect, path=None) -> list[Predicate]:
+SUPPORTED_REQUIREMENTS = (":strips", ":typing", ":negative-preconditions", ":equality")
+_EFFECT_KINDS = {"When": "conditional effect", "Forall": "universal (forall) effect",
+                 "OneOf": "non-deterministic effect"}
+
+
+def _effect_atoms(effect, path=None, action: str = "?") -> list[Predicate]:
     if effect is None:
         return []
     if isinstance(effect, Predicate):
         return [effect]
     if isinstance(effect, Not):
-        return _effect_atoms(effect.argument, path)
+        return _effect_atoms(effect.argument, path, action)
     if isinstance(effect, And):
         out = []
         for op in effect.operands:
-            out.extend(_effect_atoms(op, path))
+            out.extend(_effect_atoms(op, path, action))
         return out
-    raise GenplanError(f"unsupported effect {effect!r}: only STRIPS effects are supported", path)
+    kind = _EFFECT_KINDS.get(type(effect).__name__, "effect")
+    raise GenplanError(f"unsupported {kind} in action {action!r}: {effect}; only STRIPS effects are supported", path)
+
+
+def _check_supported(dom: _PDomain, path) -> None:
+    """Refuse, by name, what the pipeline's stages cannot all handle."""
+    unsupported = sorted(str(r) for r in dom.requirements if str(r) not in SUPPORTED_REQUIREMENTS)
+    if unsupported:
+        raise GenplanError(f"unsupported requirement(s) {' '.join(unsupported)}: the pipeline handles "
+                           f"{' '.join(SUPPORTED_REQUIREMENTS)}", path)
+    if dom.derived_predicates:
+        names = sorted(str(d.predicate.name) for d in dom.derived_predicates)
+        raise GenplanError(f"unsupported derived predicates {names}", path)
+    if dom.functions:
+        raise GenplanError(f"unsupported functions {sorted(str(f) for f in dom.functions)} (numeric fluents or "
+                           "action costs): the pipeline counts plan length", path)
 
 
 def read_text(path: str | Path, what: str, allow_empty: bool = False) -> str:
@@ -112,14 +139,16 @@ def _parse_domain_cached(path: str, mtime: float, size: int) -> DomainInfo:
         dom: _PDomain = DomainParser()(text)
     except Exception as exc:  # the library raises lark and its own errors
         raise GenplanError(f"malformed PDDL domain: {_first_line(exc)}", path) from None
+    _check_supported(dom, path)
     fluent: set[str] = set()
     actions = {}
     for action in dom.actions:
         actions[str(action.name)] = len(action.parameters)
-        for atom in _effect_atoms(action.effect, path):
+        for atom in _effect_atoms(action.effect, path, str(action.name)):
             fluent.add(str(atom.name))
     predicates = {str(p.name): p.arity for p in dom.predicates}
-    return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions)
+    constants = tuple(sorted(str(c.name).lower() for c in dom.constants))
+    return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions, constants)
 
 
 def parse_domain(path: str | Path) -> DomainInfo:
@@ -193,7 +222,7 @@ def parse_problem(path: str | Path, domain: DomainInfo) -> Task:
             raise GenplanError(f"unknown predicate {atom[0]!r} in {atom_to_str(atom)}", path)
         if len(atom) - 1 != domain.predicates[atom[0]]:
             raise GenplanError(f"wrong number of arguments in {atom_to_str(atom)}", path)
-    objects = tuple(sorted(str(o.name).lower() for o in prob.objects))
+    objects = tuple(sorted({str(o.name).lower() for o in prob.objects} | set(domain.constants)))
     known = set(objects)
     for atom in [*init_atoms, *goal]:
         missing = [o for o in atom[1:] if o not in known]

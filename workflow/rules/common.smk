@@ -9,7 +9,7 @@ from snakemake.utils import validate
 
 from genplan import registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import BENCHMARKS, EVAL_SPLITS, SPLITS, Layout
+from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout
 from genplan.report import registry as reports
 
 
@@ -26,7 +26,7 @@ MODELS = config["models"]
 wildcard_constraints:
     benchmark="|".join(BENCHMARKS),
     domain="|".join(config["domains"]),
-    split="|".join(SPLITS),
+    split="|".join(ALL_SPLITS),
     model="|".join(MODELS) or "no-model",
     seed=r"\d+",
     strategy="[A-Za-z0-9.-]+",
@@ -40,7 +40,10 @@ def planner_params(wildcards):
     """What decides the plans (limits), not how the job is scheduled (threads, runtime): changing
     a cluster setting must not replan."""
     keep = ("optimal", "fallback", "lama", "memory_limit_mb")
-    return json.dumps({k: config["planner"][k] for k in keep}, sort_keys=True)
+    params = {k: config["planner"][k] for k in keep}
+    if "gbfs_ff_eager" in config["planner"]:  # only where configured: the other configs' params stay as they were
+        params["gbfs_ff_eager"] = config["planner"]["gbfs_ff_eager"]
+    return json.dumps(params, sort_keys=True)
 
 
 def anytime_params(wildcards):
@@ -80,6 +83,11 @@ def scaled(base):
 def paper_source(wildcards):
     """The local copy of the papers' release, or "" to download the pinned release."""
     return config.get("paper_splits") or ""
+
+
+def ipc2023_source(wildcards):
+    """The user's copy of the IPC 2023 learning track (checked to exist by genplan.configuration)."""
+    return config["ipc2023_dir"]
 
 
 def benchmark_problems(wildcards):
@@ -130,13 +138,17 @@ def model_settings(wildcards):
 def training_data(wildcards):
     """The training and validation inputs of the model's family: trajectories or state spaces."""
     fam = registry.family(MODELS[wildcards.model]["family"])
+    # a family module may narrow them per model entry (the heuristic family's `train: {data: plans}`)
+    sources = getattr(fam.impl, "trains_from", lambda entry: fam.trains_from)(MODELS[wildcards.model])
     b, d = wildcards.benchmark, wildcards.domain
     data = {"train": [], "validation": []}
     for split in data:
-        if "trajectories" in fam.trains_from:
+        if "trajectories" in sources:
             data[split].append(L.trajectories(b, d, split))
-        if "statespaces" in fam.trains_from and split in config["statespace"]["splits"]:
+        if "statespaces" in sources and split in config["statespace"]["splits"]:
             data[split].append(L.statespace_table(b, d, split))
+    if "problems" in sources:  # the job reads the problem files the trajectories name
+        data["problems"] = L.problems(b, d)
     if (MODELS[wildcards.model].get("encoder") or {}).get("slots") == "all_splits":
         # FSF slots sized on every split: the job reads the benchmark's manifest (object counts only)
         data["problems"] = L.problems(b, d)
@@ -216,7 +228,8 @@ def model_files(families, summaries=True, logs=False):
 
 def report_inputs(paper):
     """An input function: what the paper's report reads (genplan.report.registry): its families'
-    evaluation CSVs, summaries and logs, and its plans tables with anytime LAMA's."""
+    evaluation CSVs, summaries and logs, its plans tables with anytime LAMA's, and the problems folders
+    with the best known costs of the benchmarks that ship them."""
     rep = reports.REPORTS[paper]
 
     def inputs(wildcards):
@@ -225,6 +238,7 @@ def report_inputs(paper):
             groups.setdefault(extra, []).extend(registry.FAMILIES if fam == reports.ALL else [fam])
         for extra, families in groups.items():
             out += model_files(families, summaries=reports.SUMMARIES in extra, logs=reports.LOGS in extra)
+        out += reports.bounds_inputs(paper, config["results_dir"], config["benchmarks"], config["domains"])
         if rep.plans is None:
             return out
         splits = EVAL_SPLITS if rep.plans == "every" else config["evaluation"]["splits"]
@@ -236,16 +250,17 @@ def report_inputs(paper):
 
 def report_outputs(paper):
     """The paper's tables and figures where the config has a model of one of its subjects (all of
-    them for a report without subjects: the leaderboard), else none (genplan.report.registry)."""
-    subjects = reports.REPORTS[paper].subjects
-    return reports.outputs(paper, config["results_dir"]) if not subjects or family_models(subjects) else []
+    them for a report without subjects: the leaderboard) and one of its benchmarks (for a report that
+    names benchmarks: ipc2023's), else none (genplan.report.registry.runs)."""
+    families = {entry["family"] for entry in MODELS.values()}
+    return reports.outputs(paper, config["results_dir"]) if reports.runs(paper, config["benchmarks"], families) else []
 
 
 # Subcategories of `snakemake --report` inside each report's category (genplan.report.registry): the
 # tables that set ours beside the published numbers (for the leaderboard: every system side by side)
 # first, then the figures, then the other tables. The summary page is workflow/report/workflow.rst.
 REPORT_CATEGORIES = {
-    "1. ours beside the published": ("leaderboard", "learned-vs-classical", "state-centric-table1",
+    "1. ours beside the published": ("leaderboard", "learned-vs-classical", "ipc2023-domains", "state-centric-table1",
                                      "state-centric-agreement", "state-centric-table3", "symt-table1",
                                      "symt-table2", "plangpt-table1", "plangpt-table2", "diffusion-table1"),
     "2. figures": (".png",),

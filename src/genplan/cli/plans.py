@@ -52,14 +52,14 @@ def cmd_plan(a) -> int:
 
 def cmd_plan_anytime(a) -> int:
     from genplan.configuration import check_value
-    from genplan.paths import SPLITS
+    from genplan.paths import ALL_SPLITS
     from genplan.stages.anytime import anytime_split
     from genplan.stages.fast_downward import Interrupted, interruptible
 
     check_value(a.params, ("properties", "planner"), "--params (the planner section)",
                 required=("lama_anytime", "memory_limit_mb"))
-    if a.split not in SPLITS:
-        raise GenplanError(f"--split must be one of {list(SPLITS)}, not {a.split!r}")
+    if a.split not in ALL_SPLITS:
+        raise GenplanError(f"--split must be one of {list(ALL_SPLITS)}, not {a.split!r}")
     if a.threads < 1:
         raise GenplanError(f"--threads must be at least 1, not {a.threads}")
     try:
@@ -107,10 +107,12 @@ PLAN_DESCRIPTION = (
     "with manifest.csv) with Fast Downward, and check every plan with VAL.\n\n"
     "Per problem: A* + LM-cut (optimal.time_limit seconds; \"optimal\": {\"enabled\": false} skips it); if "
     "it neither finds a plan nor proves the problem unsolvable, or did not run, GBFS + FF (fallback); and "
-    "LAMA-first (lama), for the best-known plan length. Each run has memory_limit_mb.\n"
+    "LAMA-first (lama), for the best-known plan length; where the section has gbfs_ff_eager, eager GBFS + FF "
+    "on every problem (the classical baseline of a learned heuristic's GBFS). Each run has memory_limit_mb.\n"
     "Configurations:\n{planners}\n\n"
     "Outputs: --out-dir holds <problem>.<config>.plan for every plan and <problem>.plan, the trajectory's plan "
-    "(A* + LM-cut's, else GBFS + FF's); --out-table one row per run: status (optimal, satisficing, timeout, "
+    "(A* + LM-cut's, else GBFS + FF's, else eager GBFS + FF's) and limits.json (each configuration's time and "
+    "memory limit); --out-table one row per run: status (optimal, satisficing, timeout, "
     "unsolvable, error), plan length, time, VAL's verdict, reason. Both are written atomically, the table last. "
     "The last log line counts the problems with a VAL-valid plan from any configuration.\n\n"
     "Exit status: 0 when the split was planned (problems without a plan are rows, not failures). 1 when a "
@@ -174,7 +176,8 @@ COMMANDS = (
             "plan loose PDDL problem files with one Fast Downward configuration; every plan checked by VAL", (
                 arg("domain", metavar="DOMAIN", help="the PDDL domain file"),
                 arg("problems", metavar="PROBLEM", nargs="+", help="PDDL problem files"),
-                arg("--planner", choices=("astar_lmcut", "gbfs_ff", "lama_first", "lama_anytime", "default"),
+                arg("--planner", choices=("astar_lmcut", "gbfs_ff", "gbfs_ff_eager", "lama_first", "lama_anytime",
+                                          "default"),
                     default="default", help="the configuration (see above)"),
                 arg("--time-limit", type=float, default=60, help="seconds per Fast Downward run"),
                 arg("--memory-limit-mb", type=int, default=4096, help="memory per Fast Downward run (MiB)"),

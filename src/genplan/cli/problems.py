@@ -1,5 +1,5 @@
-"""The commands that write a benchmark folder's problems: our seeded generators (`generate`) and
-the papers' instances (`import`)."""
+"""The commands that write a benchmark folder's problems: our seeded generators (`generate`), the
+papers' instances (`import`) and the IPC 2023 learning track's (`import-ipc2023`)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,13 @@ def cmd_import(a) -> int:
     return 0
 
 
+def cmd_import_ipc2023(a) -> int:
+    from genplan.stages.ipc_import import import_ipc2023
+
+    import_ipc2023(a.domain, a.source, a.out, checksum_file=a.checksums)
+    return 0
+
+
 COMMANDS = (
     Command("generate", cmd_generate, "write a generated benchmark for one domain (all splits)", (
         DOMAIN,
@@ -47,4 +54,14 @@ COMMANDS = (
         OUT_BENCHMARK),
         description="The papers' exact instances, from a local copy laid out like the release or downloaded from "
                     "the pinned release; every file checked against its SHA-256."),
+    Command("import-ipc2023", cmd_import_ipc2023, "import one domain of the IPC 2023 learning track", (
+        arg("--domain", required=True, help="an IPC 2023 domain: blocksworld, childsnack, ferry, floortile, miconic, "
+            "rovers, satellite, sokoban, spanner or transport"),
+        arg("--source", required=True, help="your copy of the track's benchmarks repository (its root folder)"),
+        arg("--checksums", default=None, help="a checksum list (sha256sum format) instead of the shipped one"),
+        OUT_BENCHMARK),
+        description="The training problems (split train) and the test levels (easy, medium, hard) of one domain, "
+                    "with the reference plans and the best known costs (upper_bounds.csv), from a local copy of "
+                    "the benchmarks repository (it has no licence: it is not downloaded); every file checked "
+                    "against its SHA-256, the domain and every problem parsed, before anything is written."),
 )

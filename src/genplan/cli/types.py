@@ -55,6 +55,7 @@ class Command:
 
 # arguments that several commands take with the same meaning
 BENCHMARK_DIR = arg("--benchmark-dir", required=True, help="a benchmark folder with manifest.csv and domain.pddl")
-SPLIT = arg("--split", required=True, help="train, validation, interpolation or extrapolation")
+SPLIT = arg("--split", required=True, help="train, validation, interpolation or extrapolation (ipc2023: train, easy, "
+            "medium or hard)")
 PLANS_TABLE = arg("--plans-table", required=True, help="the split's plans table (genplan plan --out-table)")
 

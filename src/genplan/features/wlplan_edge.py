@@ -82,7 +82,9 @@ class ProblemConverter:
         self._source = source
         self._statics = [self.atom(a) for a in sorted(statics)]
         self.goal_atoms = [self.atom(a) for a in sorted(goal)]
-        self.problem = Problem(domain, sorted(objects), self.goal_atoms, [])
+        # the domain's constants are wlplan's domain objects, not the problem's (as wlplan's own parser)
+        constants = set(domain.constant_objects)
+        self.problem = Problem(domain, sorted(o for o in objects if o not in constants), self.goal_atoms, [])
 
     def atom(self, atom: tuple) -> Atom:
         wl = self._cache.get(atom)

@@ -139,9 +139,26 @@ def _evaluate(heuristic: Callable[[list], np.ndarray], states: list, res: Search
     return h
 
 
-def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) -> SearchResult:
+class _Clock:
+    """Seconds per part of a search (`timers`: successors, goal_and_duplicates, heuristic, queue),
+    kept only when the caller passes a dict (the search-speed benchmark); otherwise free."""
+
+    def __init__(self, timers: dict | None):
+        self.timers = timers
+        self.last = time.perf_counter() if timers is not None else 0.0
+
+    def lap(self, part: str) -> None:
+        if self.timers is not None:
+            now = time.perf_counter()
+            self.timers[part] = self.timers.get(part, 0.0) + now - self.last
+            self.last = now
+
+
+def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
+         ) -> SearchResult:
     """Eager greedy best-first search from the task's initial state (see the module docstring)."""
     start = time.perf_counter()
+    clock = _Clock(timers)
     s0 = task.initial_state()
     res = SearchResult([], "dead_end")
     if task.is_goal(s0):
@@ -155,10 +172,13 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
     while open_list:
         if _stopped(res, limits, start):
             return _done(res, start)
+        clock.lap("queue")
         _, _, node = heapq.heappop(open_list)
         res.expanded += 1
         new = []
-        for action, succ in _successors(task, states[node]):
+        successors = _successors(task, states[node])
+        clock.lap("successors")
+        for action, succ in successors:
             res.generated += 1
             key = succ.get_index()
             if key in seen:
@@ -172,11 +192,63 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits) ->
                 res.plan, res.reason = _path(child, parent, via), "goal"
                 return _done(res, start)
             new.append(child)
+        clock.lap("goal_and_duplicates")
         if new:
-            for c, value in zip(new, _evaluate(heuristic, [states[c] for c in new], res).tolist()):
+            values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
+            clock.lap("heuristic")
+            for c, value in zip(new, values):
                 heapq.heappush(open_list, (value, counter, c))
                 counter += 1
     return _done(res, start)  # open list exhausted: no plan exists
+
+
+def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
+              ) -> SearchResult:
+    """Lazy greedy best-first search (as Fast Downward's `lazy_greedy` without preferred operators):
+    a state's h is computed when it is expanded, not when it is generated; its successors enter
+    the open list with their parent's h (ties: first in, first out). One heuristic call of one
+    state per expansion, where eager GBFS evaluates every new successor. Duplicates, the goal test
+    at generation, the successor order and the limits are as `gbfs`'s."""
+    start = time.perf_counter()
+    clock = _Clock(timers)
+    s0 = task.initial_state()
+    res = SearchResult([], "dead_end")
+    if task.is_goal(s0):
+        res.reason = "goal"
+        return _done(res, start)
+    states, parent, via = [s0], [-1], [None]
+    seen = {s0.get_index()}
+    open_list = [(0.0, 0, 0)]  # (parent's h, generation order, node)
+    counter = 1
+    while open_list:
+        if _stopped(res, limits, start):
+            return _done(res, start)
+        clock.lap("queue")
+        _, _, node = heapq.heappop(open_list)
+        h = float(_evaluate(heuristic, [states[node]], res)[0])
+        if res.h_init is None:
+            res.h_init = h
+        clock.lap("heuristic")
+        res.expanded += 1
+        successors = _successors(task, states[node])
+        clock.lap("successors")
+        for action, succ in successors:
+            res.generated += 1
+            key = succ.get_index()
+            if key in seen:
+                continue
+            seen.add(key)
+            states.append(succ)
+            parent.append(node)
+            via.append(action)
+            child = len(states) - 1
+            if task.is_goal(succ):
+                res.plan, res.reason = _path(child, parent, via), "goal"
+                return _done(res, start)
+            heapq.heappush(open_list, (h, counter, child))
+            counter += 1
+        clock.lap("goal_and_duplicates")
+    return _done(res, start)
 
 
 def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:

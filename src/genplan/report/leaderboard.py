@@ -3,14 +3,17 @@ paper's Table 4 (model sizes across methods) from the same numbers.
 
 Rows: every (benchmark, domain, split, system, variant, model, strategy) of the evaluation CSVs
 under a results root (every family that has landed), and Fast Downward's configurations from the
-plans tables (A* + LM-cut, GBFS + FF, LAMA-first; anytime LAMA only feeds the best-known lengths:
-it runs where A* proved no optimum, so a coverage of it would not compare). Columns:
+plans tables (A* + LM-cut, GBFS + FF, LAMA-first, and eager GBFS + FF where a configuration runs it:
+the IPC 2023 benchmark's; anytime LAMA only feeds the best-known lengths: it runs where A* proved no
+optimum, so a coverage of it would not compare). The IPC 2023 benchmark's levels (easy, medium, hard)
+are its splits, after the papers' splits. Columns:
 
 - coverage: the fraction of the split's problems solved (VAL-valid plan), mean over seeds;
 - quality: mean over the solved problems of best-known length / plan length, the best known
   being the shortest VAL-valid plan of any system on that problem (genplan.report.best_known:
   every Fast Downward run and the reference plan of the plans table, anytime LAMA's table, and
-  every learned planner's solved rows); ipc_score: the same ratio summed over all problems (0 for
+  every learned planner's solved rows; and a benchmark's own best known costs where it ships them:
+  the IPC 2023 benchmark's upper_bounds.csv); ipc_score: the same ratio summed over all problems (0 for
   an unsolved one) over the number of problems (the IPC's quality score);
 - mean_length: mean plan length over the solved problems; median_time_s: median seconds per
   solved problem (the learned planners: their own clock, model binding included; Fast Downward:
@@ -24,6 +27,10 @@ none: its row counts the problems it solved there over the split's problems, as 
 Optional: `<root>/scaling/scaling.csv` of `benchmarks/scaling.py` adds the scaling sets
 (benchmark `scaling`, one split per size).
 
+A benchmark whose results declare their per-problem budget (the IPC 2023 benchmark: its plans
+folders' limits.json, its searches' time limits) names it under the Markdown table and in the figures'
+titles; the other benchmarks' tables and figures are as before.
+
 Outputs (genplan.report.registry): tables/leaderboard.{md,csv}, tables/model-sizes.{md,csv},
 figures/leaderboard.{png,pdf,svg} and leaderboard-quality.{png,pdf} (genplan.report.leaderboard_figure:
 each system's best configuration, coverage by domain and split), tables/learned-vs-classical.csv."""
@@ -35,16 +42,19 @@ import statistics
 from pathlib import Path
 
 from genplan import atomic, registry, tables
+from genplan.paths import Layout
 from genplan.report import aggregate, collect, render
 from genplan.report import best_known as known
+from genplan.report.ipc_scores import budgets, read_bounds
+from genplan.report.registry import BOUNDED
 from genplan.stages import plans as planning
 
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "model", "strategy", "coverage", "n_solved",
            "n_problems", "n_seeds", "quality", "ipc_score", "mean_length", "median_time_s", "parameters",
            "parameter_unit", "train_cpu_s", "train_wall_s", "device"]
 FD = "fast_downward"
-FD_CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first")
-SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2}
+FD_CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first", "gbfs_ff_eager")
+SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5}
 SIZE_COLUMNS = ["family", "system", "variant", "architecture", "parameter_unit", "min", "max", "n_models", "ratio"]
 
 
@@ -75,8 +85,29 @@ def _mean(values):
 
 def best_known(results: Path, evaluations: list[dict]) -> dict[tuple, int]:
     """(benchmark, domain, split, problem) -> the shortest VAL-valid plan of any system
-    (genplan.report.best_known: the plans tables, anytime LAMA's tables, every learned plan)."""
-    return {key: b.length for key, b in known.best_known(collect.plans_tables(results), evaluations).items()}
+    (genplan.report.best_known: the plans tables, anytime LAMA's tables, every learned plan), or the
+    benchmark's own best known cost where it ships a lower one (genplan.report.registry.BOUNDED)."""
+    best = {key: b.length for key, b in known.best_known(collect.plans_tables(results), evaluations).items()}
+    lay = Layout(str(results))
+    for bench, dom in sorted({k[:2] for k in best if k[0] in BOUNDED}):
+        path = Path(lay.upper_bounds(bench, dom))
+        if path.is_file():
+            for (split, problem), cost in read_bounds(path).items():
+                key = (bench, dom, split, problem)
+                if key in best:
+                    best[key] = min(best[key], cost)
+    return best
+
+
+def declared_budgets(results: Path) -> dict[str, str]:
+    """benchmark -> its runs' declared per-problem time limits ("60 s", "60 s / 300 s"), for the benchmarks
+    whose results name their budget (BOUNDED: the IPC 2023 benchmark's) and have runs; {} otherwise."""
+    out = {}
+    for bench in BOUNDED:
+        seconds = budgets(results, bench)
+        if seconds:
+            out[bench] = " / ".join(f"{b:g} s" for b in seconds)
+    return out
 
 
 def learned_rows(results: Path, evaluations: list[dict], best: dict[tuple, int]) -> list[dict]:
@@ -158,7 +189,7 @@ def scaling_rows(results: Path) -> list[dict]:
 
 
 def _order(r: dict) -> tuple:
-    split = SPLIT_ORDER.get(r["split"], 3)
+    split = SPLIT_ORDER.get(r["split"], len(SPLIT_ORDER))
     size = int(r["split"][4:]) if r["split"].startswith("size") else 0
     return (r["benchmark"], r["domain"], split, size, -r["coverage"], -(r["ipc_score"] or 0), r["system"],
             r["variant"], r["model"], r["strategy"])
@@ -195,8 +226,6 @@ def model_sizes(rows: list[dict], results: Path) -> list[dict]:
 
 
 def build(results: Path, out_dir: Path, published=None) -> list[Path]:
-    from genplan.paths import Layout
-
     evaluations = collect.evaluation_rows(results)
     best = best_known(results, evaluations)
     rows = sorted(learned_rows(results, evaluations, best) + fast_downward_rows(results, best) + scaling_rows(results),
@@ -215,7 +244,11 @@ def build(results: Path, out_dir: Path, published=None) -> list[Path]:
                 render.num(r["median_time_s"], 2), render.num(r["parameters"], 0), render.num(r["train_cpu_s"], 1),
                 render.num(r["train_wall_s"], 1), r["device"] or "–"] for r in rows]
     path = Path(lay.table("leaderboard", "md"))
-    atomic.write_text(path, "# Leaderboard: every system on the same instances\n\n" + render.md(headers, md_rows))
+    budgets = declared_budgets(results)
+    notes = "".join(f"\nBenchmark {b}: every run at {text} per problem (the runs' declared time limits).\n"
+                    for b, text in budgets.items())
+    atomic.write_text(path, "# Leaderboard: every system on the same instances\n\n" + render.md(headers, md_rows)
+                      + notes)
     written.append(path)
     path = Path(lay.table("model-sizes", "csv"))
     tables.write_csv(path, [{k: _cell(r[k]) for k in SIZE_COLUMNS} for r in sizes], SIZE_COLUMNS)
@@ -230,5 +263,5 @@ def build(results: Path, out_dir: Path, published=None) -> list[Path]:
     written.append(path)
     from genplan.report.leaderboard_figure import coverage_figure
 
-    written += coverage_figure(rows, Path(lay.figure("leaderboard", "png")).with_suffix(""))
+    written += coverage_figure(rows, Path(lay.figure("leaderboard", "png")).with_suffix(""), budgets)
     return written

@@ -4,7 +4,9 @@ back, so they need nothing else):
 
 - figures/leaderboard.{png,pdf,svg}: coverage as colour and the solved count as text, one heatmap
   per benchmark: a row per system, columns the (domain, split) cells and the row's mean (the SVG is
-  drawn inline on the HTML report's summary page, workflow/report/workflow.rst);
+  drawn inline on the HTML report's summary page, workflow/report/workflow.rst); a benchmark of more
+  than MAX_CELLS cells (the IPC 2023 benchmark: ten domains, three levels) in several panels, whole
+  domains each, the mean in the last;
 - figures/leaderboard-quality.{png,pdf}: the same rows and cells, plan quality (best-known length /
   plan length, mean over the solved problems) and the median seconds per solved problem;
 - tables/learned-vs-classical.csv: per cell, the best learned configuration beside the best classical.
@@ -12,8 +14,9 @@ back, so they need nothing else):
 A row is a system's best configuration (variant, model and strategy) on the benchmark: the one with
 the highest mean coverage over all the benchmark's cells, a cell it did not run counting 0 (ties:
 the higher IPC score, then the more cells run, then the name); rows are ordered by that mean. Fast
-Downward's configurations are planners of their own, one row each, except GBFS + FF: it runs only
-where A* + LM-cut found no plan, so its row is not a coverage of the split by one planner. Every
+Downward's configurations are planners of their own, one row each (eager GBFS + FF, run on every
+problem, included), except GBFS + FF: it runs only where A* + LM-cut found no plan, so its row is not
+a coverage of the split by one planner. Every
 configuration, strategy and seed count stays in the CSV and the Markdown table."""
 
 from __future__ import annotations
@@ -32,13 +35,15 @@ from genplan import atomic, tables
 from genplan.paths import Layout
 
 FD = "fast_downward"
-FD_NAMES = {"astar_lmcut": "FD A* + LM-cut", "lama_first": "FD LAMA-first"}
-SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2}
-SPLIT_SHORT = {"validation": "val", "interpolation": "interp", "extrapolation": "extrap"}
+FD_NAMES = {"astar_lmcut": "FD A* + LM-cut", "lama_first": "FD LAMA-first", "gbfs_ff_eager": "FD eager GBFS + hFF"}
+SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5}
+SPLIT_SHORT = {"validation": "val", "interpolation": "interp", "extrapolation": "extrap", "medium": "med"}
+MAX_CELLS = 16  # a benchmark with more (domain, split) cells is drawn in several panels, whole domains each
 NUMBERS = ("coverage", "quality", "ipc_score", "median_time_s")
 DPI = 100
 ROW_IN, COL_IN, LABEL_IN, HEAD_IN = 0.27, 0.62, 2.9, 0.72  # inches: a row, a column, row labels, a panel's header
 NOT_RUN = "#e6e6e6"
+TITLE_IN = 0.07  # inches per character of a panel's title (9 pt): a narrow figure is widened to its titles
 
 
 @dataclass
@@ -161,10 +166,15 @@ def _header(ax, cols: list[tuple[str, str]], extra: str | None) -> None:
     for i in range(1, len(domains) + 1):
         if i == len(domains) or domains[i] != domains[start]:
             ax.annotate(domains[start], ((start + i - 1) / 2, 1), xycoords=("data", "axes fraction"),
-                        xytext=(0, 14), textcoords="offset points", ha="center", va="bottom", fontsize=8,
-                        fontweight="bold")
+                        xytext=(0, 14), textcoords="offset points", ha="center", va="bottom",
+                        fontsize=_fits(domains[start], (i - start) * COL_IN), fontweight="bold")
             ax.axvline(i - 0.5, color="white", linewidth=3)
             start = i
+
+
+def _fits(name: str, span_in: float, size: float = 8) -> float:
+    """The font size (at most `size`) at which a bold name fits `span_in` inches (a domain with one cell)."""
+    return min(size, round(0.9 * span_in * 72 / (0.65 * max(1, len(name))), 1))
 
 
 def _cell(ax, x: int, y: int, face, text: str, ink: str, **font) -> None:
@@ -200,7 +210,7 @@ def _figure(panels: list[tuple[list[Line], list[tuple[str, str]], Metric, str, b
     """Heatmap panels stacked, laid out in inches: every row and column the same size in every
     panel, a header (title, domains, splits) above each."""
     grid = max(len(cols) + mean for _, cols, _, _, mean in panels)
-    width = LABEL_IN + COL_IN * grid + 0.9
+    width = max(LABEL_IN + COL_IN * grid + 0.9, max(TITLE_IN * len(title) for *_, title, _ in panels) + 0.3)
     heights = [HEAD_IN + ROW_IN * max(1, len(ls)) for ls, *_ in panels]
     height = sum(heights) + 0.3  # the last colour bar's bottom tick label below its panel
     fig = plt.figure(figsize=(width, height))
@@ -220,22 +230,46 @@ def _figure(panels: list[tuple[list[Line], list[tuple[str, str]], Metric, str, b
     return fig
 
 
-def figures(rows: list[dict]) -> dict[str, plt.Figure]:
-    """The leaderboard's figures by name (`leaderboard`, `leaderboard-quality`) from its rows."""
+def chunks(cols: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """A benchmark's cells in parts of at most MAX_CELLS (a domain with more: a part of its own), whole
+    domains each, as even as whole domains allow; one part when they fit."""
+    if len(cols) <= MAX_CELLS:
+        return [cols]
+    domains: dict[str, list] = {}
+    for cell in cols:
+        domains.setdefault(cell[0], []).append(cell)
+    target = -(-len(cols) // -(-len(cols) // MAX_CELLS))  # ceil(cells / ceil(cells / MAX_CELLS))
+    parts: list[list] = [[]]
+    for cells in domains.values():
+        if parts[-1] and len(parts[-1]) + len(cells) > target:
+            parts.append([])
+        parts[-1] += cells
+    return parts
+
+
+def figures(rows: list[dict], budgets: dict[str, str] | None = None) -> dict[str, plt.Figure]:
+    """The leaderboard's figures by name (`leaderboard`, `leaderboard-quality`) from its rows; `budgets`:
+    benchmark -> its declared per-problem budget ("60 s"), named in its panels' titles."""
     rows = [_normal(r) for r in rows]
     coverage, quality = [], []
     time = Metric("median_time_s", "magma_r", _time_norm(rows))
+    cover = Metric("coverage", "YlGnBu", colors.Normalize(0, 1))
+    qual = Metric("quality", "viridis", colors.Normalize(0, 1))
+    at = {bench: f" at {text} per problem" for bench, text in (budgets or {}).items()}
     for bench, rs in _by_benchmark(rows).items():
         ls, cols = lines(rs), columns(rs)
-        cover = Metric("coverage", "YlGnBu", colors.Normalize(0, 1))
-        qual = Metric("quality", "viridis", colors.Normalize(0, 1))
-        coverage.append((ls, cols, cover, (f"benchmark {bench}: coverage, solved / attempted (seeds pooled), of each "
-                                           f"system's best configuration; mean over the {len(cols)} cells, a cell "
-                                           "not run counting 0"), True))
-        quality.append((ls, cols, qual, (f"benchmark {bench}: plan quality, best-known length / plan length, mean "
-                                         "over the solved problems (–: none solved)"), False))
-        quality.append((ls, cols, time, f"benchmark {bench}: median seconds per solved problem (–: none solved)",
-                        False))
+        parts = chunks(cols)
+        for i, part in enumerate(parts):
+            more = ("" if len(parts) == 1 else f" ({i + 1} of {len(parts)})") + at.get(bench, "")
+            coverage.append((ls, part, cover, (f"benchmark {bench}{more}: coverage, solved / attempted (seeds pooled), "
+                                               f"of each system's best configuration; mean over the {len(cols)} "
+                                               "cells, a cell not run counting 0"), i == len(parts) - 1))
+            quality.append((ls, part, qual, (f"benchmark {bench}{more}: plan quality, best-known length / plan "
+                                             "length, mean over the solved problems (–: none solved)"), False))
+        for i, part in enumerate(parts):
+            more = ("" if len(parts) == 1 else f" ({i + 1} of {len(parts)})") + at.get(bench, "")
+            title = f"benchmark {bench}{more}: median seconds per solved problem (–: none solved)"
+            quality.append((ls, part, time, title, False))
     return {"leaderboard": _figure(coverage), "leaderboard-quality": _figure(quality)}
 
 
@@ -286,11 +320,12 @@ def save(fig: plt.Figure, stem: Path, exts=("png", "pdf")) -> list[Path]:
     return out
 
 
-def coverage_figure(rows: list[dict], stem: Path) -> list[Path]:
+def coverage_figure(rows: list[dict], stem: Path, budgets: dict[str, str] | None = None) -> list[Path]:
     """Write the leaderboard's figures beside `stem` (<root>/figures/leaderboard): leaderboard.{png,pdf,svg}
     (the SVG for the HTML report's summary page, workflow/report/workflow.rst), leaderboard-quality.{png,pdf},
-    and the learned-vs-classical table (<root>/tables/learned-vs-classical.csv); return their paths."""
-    figs = figures(rows)
+    and the learned-vs-classical table (<root>/tables/learned-vs-classical.csv); return their paths.
+    `budgets`: as `figures` takes them."""
+    figs = figures(rows, budgets)
     out = save(figs["leaderboard"], stem, ("png", "pdf", "svg"))
     out += save(figs["leaderboard-quality"], stem.with_name("leaderboard-quality"))
     path = Path(Layout(str(stem.parent.parent)).table("learned-vs-classical", "csv"))

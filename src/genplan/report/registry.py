@@ -7,8 +7,10 @@ An entry (`Report`) names its rule, its build module, its tables and figures, an
 the evaluation CSVs of the models of `reads` (family -> what else of each model: its training
 `summaries` and `logs`; `ALL`: every registered family), and the plans tables (with anytime LAMA's
 beside them) of `plans` splits: `every` evaluation split (genplan.paths.EVAL_SPLITS) or the
-`evaluated` ones (the config's evaluation.splits). A report runs where the config has a model of
-one of its `subjects`; one without subjects (the leaderboard) runs in every configuration."""
+`evaluated` ones (the config's evaluation.splits), and (`bounds`) the problems folders of the benchmarks
+that ship best known costs (`BOUNDED`: their upper_bounds.csv). A report runs where the config has a
+model of one of its `subjects` (one without subjects: in every configuration) and, for one with
+`benchmarks`, only where the config runs one of them (`runs`)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ class Report:
     reads: dict[str, tuple[str, ...]]  # family (or ALL) -> SUMMARIES and/or LOGS beside the evaluation CSVs
     subjects: tuple[str, ...] = ()  # it runs where the config has a model of one of these families (): always
     plans: str | None = None  # the plans tables of `every` evaluation split or of the `evaluated` ones
+    benchmarks: tuple[str, ...] = ()  # it runs only where the config has one of these benchmarks (): any
+    bounds: bool = False  # it reads the best known costs of the BOUNDED benchmarks
+
+
+BOUNDED = ("ipc2023",)  # benchmarks whose problems folder ships upper_bounds.csv (genplan.paths.Layout.upper_bounds)
 
 
 _SC = "state-centric"
@@ -43,7 +50,8 @@ REPORTS = {
         tables=[(f"{_SC}-table{n}", ext) for n in (1, 3) for ext in ("md", "tex", "csv")]
         + [(f"{_SC}-{name}", ext) for name in ("quality", "decoders", "agreement") for ext in ("md", "csv")]
         + [(f"{_SC}-agreement-cells", "csv")]
-        + [(f"{_SC}-statics", ext) for ext in ("md", "csv")] + [(f"{_SC}-statics-verdict", "csv")],
+        + [(f"{_SC}-statics", ext) for ext in ("md", "csv")] + [(f"{_SC}-statics-verdict", "csv")]
+        + [(f"{_SC}-best-known", "csv")],
         figures=[(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
         reads={"transition": (SUMMARIES,), "plangpt": (), "symt": ()}, subjects=("transition",), plans="every"),
     # SymT's Table 2 (coverage of the sequence models under each decoding) and Table 1 (parameter
@@ -83,7 +91,15 @@ REPORTS = {
         + [("learned-vs-classical", "csv")],
         figures=[("leaderboard", ext) for ext in ("png", "pdf", "svg")] + [("leaderboard-quality", ext)
                                                                          for ext in ("png", "pdf")],
-        reads={ALL: (SUMMARIES,)}, plans="evaluated"),
+        reads={ALL: (SUMMARIES,)}, plans="evaluated", bounds=True),
+    # The IPC 2023 learning track (issue 26): coverage, IPC quality and agile score per domain, level and
+    # planner (Fast Downward's configurations and every learned model) beside the published anchors, and
+    # problems solved against time (genplan.report.papers.ipc2023).
+    "ipc2023": Report(
+        rule="report_ipc2023", module="genplan.report.papers.ipc2023", category="6. IPC 2023 learning track",
+        tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains") for ext in ("csv", "md")],
+        figures=[("ipc2023-coverage-time", ext) for ext in ("png", "pdf")],
+        reads={ALL: ()}, plans="evaluated", benchmarks=("ipc2023",), bounds=True),
 }
 
 
@@ -97,6 +113,23 @@ def outputs(paper: str, root: str = "results") -> list[str]:
     """Every file the paper's report writes under the results root `root`."""
     rep, lay = _report(paper), Layout(root)
     return [lay.table(n, e) for n, e in rep.tables] + [lay.figure(n, e) for n, e in rep.figures]
+
+
+def runs(paper: str, benchmarks, families) -> bool:
+    """Whether the report runs in a configuration of these benchmarks and model families (module doc)."""
+    rep = _report(paper)
+    if rep.benchmarks and not set(rep.benchmarks) & set(benchmarks):
+        return False
+    return not rep.subjects or bool(set(rep.subjects) & set(families))
+
+
+def bounds_inputs(paper: str, root: str, benchmarks, domains) -> list[str]:
+    """The problems folders (holding upper_bounds.csv) the report reads: of the BOUNDED benchmarks among
+    `benchmarks`, every domain, for a report with `bounds`; else none."""
+    if not _report(paper).bounds:
+        return []
+    lay = Layout(root)
+    return [lay.problems(b, d) for b in benchmarks if b in BOUNDED for d in domains]
 
 
 def builder(paper: str):

@@ -13,6 +13,7 @@ directories and the hidden temporary output folder, and leaves no output behind.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 from collections import Counter
@@ -29,12 +30,14 @@ log = logging.getLogger("genplan")
 
 COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file")
 # Which plan a problem's trajectory is made of: the first of these that solved it.
-MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff")
-CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "lama_first", "lama_anytime", "reference")
+MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager")
+CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager", "lama_first", "lama_anytime", "reference")
+LIMITS_NAME = "limits.json"  # in a split's plans folder: each configuration's time and memory limit
 NOT_PLANNED = "not planned: "  # the reason's prefix in a malformed problem's rows
 
 # `plan_files`: what each --planner runs, in order; `default` is the pipeline's pair.
-PLANNERS = {"astar_lmcut": ("astar_lmcut",), "gbfs_ff": ("gbfs_ff",), "lama_first": ("lama_first",),
+PLANNERS = {"astar_lmcut": ("astar_lmcut",), "gbfs_ff": ("gbfs_ff",), "gbfs_ff_eager": ("gbfs_ff_eager",),
+            "lama_first": ("lama_first",),
             "lama_anytime": ("lama_anytime",), "default": ("astar_lmcut", "gbfs_ff")}
 TABLE_NAME = "plans.csv"  # `plan_files`' table, inside its output folder
 
@@ -51,14 +54,20 @@ class MalformedProblems(GenplanError):
                          f"say why): {files}")
 
 
+# planner section key -> the configuration it runs; `gbfs_ff_eager` runs only where the section has it
+SECTIONS = {"optimal": "astar_lmcut", "fallback": "gbfs_ff", "gbfs_ff_eager": "gbfs_ff_eager", "lama": "lama_first"}
+
+
 def planner_config(cfg: dict) -> dict:
     """The planner section with the schema's defaults filled in (the commands check --params
-    against the schema, which does not fill defaults)."""
+    against the schema, which does not fill defaults); `gbfs_ff_eager` only where given."""
     from genplan.configuration import schema
 
     props = schema()["properties"]["planner"]["properties"]
     out = dict(cfg)
-    for key in ("optimal", "fallback", "lama"):
+    for key in SECTIONS:
+        if key == "gbfs_ff_eager" and key not in cfg:
+            continue
         defaults = {k: v["default"] for k, v in props[key].get("properties", {}).items() if "default" in v}
         out[key] = {"enabled": True, **defaults, **(cfg.get(key) or {})}
     return out
@@ -66,15 +75,27 @@ def planner_config(cfg: dict) -> dict:
 
 def enabled_configs(cfg: dict) -> list[str]:
     """The configurations a problem of the split may get, in the table's order."""
-    names = [("astar_lmcut", "optimal"), ("gbfs_ff", "fallback"), ("lama_first", "lama")]
+    names = [(name, key) for key, name in SECTIONS.items() if key in cfg]
     return [name for name, key in names if cfg[key].get("enabled", True)]
 
 
+def limits(cfg: dict) -> dict:
+    """Each enabled configuration's time and memory limit (`limits.json` in the plans folder: what
+    the reports' budgets are read from)."""
+    return {name: {"time_limit": cfg[key]["time_limit"], "memory_limit_mb": cfg["memory_limit_mb"]}
+            for key, name in SECTIONS.items() if name in enabled_configs(cfg)}
+
+
 def _plan_problem(row: dict, domain: Path, cfg: dict) -> list[PlanResult]:
+    """A* + LM-cut with the GBFS + FF fallback, LAMA-first, and eager GBFS + FF on every problem
+    (each where enabled)."""
     mem = cfg["memory_limit_mb"]
     results = plan_with_fallback(domain, row["path"], cfg["optimal"], cfg["fallback"], mem)
     if cfg["lama"].get("enabled", True):
         results.append(run_fast_downward(domain, row["path"], "lama_first", cfg["lama"]["time_limit"], mem))
+    eager = cfg.get("gbfs_ff_eager") or {"enabled": False}
+    if eager.get("enabled", True):
+        results.append(run_fast_downward(domain, row["path"], "gbfs_ff_eager", eager["time_limit"], mem))
     return results
 
 
@@ -109,7 +130,8 @@ def summary(table: list[dict], n_problems: int) -> str:
 def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | Path, out_table: str | Path, threads: int = 1) -> list[dict]:
     """Plan one split, `threads` problems at once (worker threads, one Fast Downward process group
     each); `cfg` is the configuration's `planner` section (`optimal.enabled: false` skips A* +
-    LM-cut: GBFS + FF then runs first). Writes the plans folder and then the table; returns the
+    LM-cut: GBFS + FF then runs first; `gbfs_ff_eager` runs eager GBFS + FF on every problem).
+    Writes the plans folder (with `limits.json`: each configuration's limits) and then the table; returns the
     table. A malformed problem: its rows say why, every output is written, then
     MalformedProblems (`genplan plan` exits 1; in the workflow the job fails and Snakemake deletes
     both outputs: fix the PDDL and rerun). Interrupted (or any exception): the running planners are ended and neither
@@ -117,7 +139,8 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     cfg = planner_config(cfg)
     configs = enabled_configs(cfg)
     if not configs:
-        raise GenplanError("no planner configuration is enabled (optimal, fallback and lama are all off)")
+        raise GenplanError("no planner configuration is enabled "
+                           "(optimal, fallback, gbfs_ff_eager and lama are all off)")
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
@@ -138,6 +161,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
                                               malformed[row["problem"]]))
                 elif ref.is_file():
                     table.append(_record_plan_file(row, "reference", ref, domain, Path(tmp_dir)))
+            atomic.write_text(Path(tmp_dir) / LIMITS_NAME, json.dumps(limits(cfg), indent=1, sort_keys=True) + "\n")
             publishing = True
         # the table is renamed into place last: it never stands beside a missing plans folder
         order = {c: i for i, c in enumerate(CONFIG_ORDER)}

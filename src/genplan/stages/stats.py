@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from genplan import atomic, manifest
+from genplan.paths import ALL_SPLITS
 from genplan.stages.plans import MAIN_CONFIGS, best_known_lengths, read_table
 from genplan.tables import compress_ints, markdown, write_csv
 
@@ -60,7 +61,7 @@ def split_statistics(benchmark: str, domain: str, split: str, benchmark_dir: Pat
 
 
 def write_dataset_statistics(rows: list[dict], out_csv: Path, out_md: Path) -> None:
-    order = {s: i for i, s in enumerate(manifest.SPLITS)}
+    order = {s: i for i, s in enumerate(ALL_SPLITS)}
     rows = sorted(rows, key=lambda r: (r["benchmark"], r["domain"], order[r["split"]]))
     write_csv(out_csv, rows, COLUMNS)
     headers = ["benchmark", "domain", "split", "problems", "sizes", "objects (min/med/max)", "solved (A* optimal)",

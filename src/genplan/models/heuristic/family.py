@@ -1,7 +1,8 @@
 """The heuristic family in the registry (genplan.registry): WL-GOOSE-style learned heuristics
 ("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024): WL features (wlplan, ILG graphs) of
 every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
-model, or XGBoost), planned by eager greedy best-first search (`gbfs`) or greedy descent
+model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
+on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`) or greedy descent
 (`descent`) over pymimir successors (genplan.planners.search). System `learned_heuristic` in
 tables, the learner as variant.
 
@@ -12,6 +13,7 @@ A model entry of the config:
       learner: ridge              # ridge | rank | xgb
       encoder: {iterations: 2, multiset_hash: true, statics: true}
       train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate
+      # or train: {data: plans, alpha: 0.01}: the trajectories' plan states (and rank: siblings), no state spaces
       search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem
       seeds: [13]
       strategies: [gbfs, descent]
@@ -41,7 +43,21 @@ def check(name: str, settings: dict) -> list[str]:
 
     known = {f.name for f in fields(HeuristicTraining)}
     unknown = sorted(set(settings.get("train") or {}) - known)
-    return [f"train: unknown settings {unknown} (known: {sorted(known)})"] if unknown else []
+    if unknown:
+        return [f"train: unknown settings {unknown} (known: {sorted(known)})"]
+    try:
+        HeuristicTraining(**(settings.get("train") or {}))
+    except (TypeError, ValueError) as exc:
+        return [f"train: {exc}"]
+    return []
+
+
+def trains_from(settings: dict) -> tuple[str, ...]:
+    """The stages whose outputs a model entry trains on (the workflow's inputs): the trajectories
+    and the problem files they name with `train: {data: plans}`, else the trajectories and the state spaces."""
+    if (settings.get("train") or {}).get("data") == "plans":
+        return ("trajectories", "problems")
+    return ("trajectories", "statespaces")
 
 
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,

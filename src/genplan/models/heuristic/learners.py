@@ -29,6 +29,9 @@ import numpy as np
 log = logging.getLogger("genplan")
 LEARNERS = ("ridge", "rank", "xgb")
 WEIGHTINGS = ("state", "problem", "layer")
+DATA = ("statespace", "plans")
+DEDUPE_BY_DIGEST_ABOVE = 1 << 28  # bytes of X above which `dedupe` compares 128-bit digests of the rows
+DUAL_ABOVE = 8192  # ridge: WL features above which (and more than rows) the dual form is solved  # training states: full state spaces (h*) | plans and siblings (from_plans)
 
 
 @dataclass
@@ -42,12 +45,20 @@ class HeuristicTraining:
     learning_rate: float = 0.1  # xgb
     rank_iterations: int = 500  # rank: L-BFGS iterations
     weighting: str = "layer"  # state | problem | layer (see `state_weights`; layer measured best)
+    data: str = "statespace"  # statespace: every state, h* | plans: plan states, plan length to go (from_plans)
+    max_siblings: int | None = None  # plans, rank: sibling states kept per problem at most (drawn uniformly, seeded)
 
     def __post_init__(self):
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"Unknown value weighting={self.weighting!r}. Must be from {list(WEIGHTINGS)}")
-        if self.alpha < 0 or (self.max_states is not None and self.max_states < 1):
+        if self.data not in DATA:
+            raise ValueError(f"Unknown value data={self.data!r}. Must be from {list(DATA)}")
+        if self.alpha < 0 or (self.max_states is not None and self.max_states < 1) or \
+                (self.max_siblings is not None and self.max_siblings < 0):
             raise ValueError(f"invalid heuristic training settings: {self}")
+        if self.data == "plans" and self.max_states is not None:
+            raise ValueError("max_states draws states of a state space: with data: plans every plan state is "
+                             "taken (max_siblings bounds the ranking's siblings)")
 
 
 def state_weights(h_star: np.ndarray, weighting: str) -> np.ndarray:
@@ -71,7 +82,12 @@ def dedupe(X: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
     weight = np.ones(len(X)) if weight is None else np.asarray(weight, dtype=np.float64)
     if not len(X):
         return X, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
-    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).reshape(-1)
+    if X.nbytes > DEDUPE_BY_DIGEST_ABOVE:  # wide rows: sorting them as bytes would copy X (Transport: 1.1 GiB)
+        import hashlib
+
+        rows = np.array([hashlib.blake2b(r.tobytes(), digest_size=16).digest() for r in X], dtype="V16")
+    else:
+        rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).reshape(-1)
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     total = np.bincount(inverse, weights=weight, minlength=len(first))
@@ -85,6 +101,15 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, weight: np.ndarray, alpha: float) ->
     mean_x = weight @ X / total
     mean_y = float(weight @ y / total)
     Xc = X - mean_x
+    if X.shape[1] > DUAL_ABOVE and len(X) < X.shape[1] and alpha > 0:
+        # the dual (n x n) form of the same solution, w = Z^T (Z Z^T + alpha I)^-1 t with Z = W^1/2 Xc,
+        # t = W^1/2 (y - mean): wide WL features (Miconic from 99 plans: 28,501) would need a dim x dim matrix
+        root = np.sqrt(weight)
+        Z = Xc * root[:, None]
+        K = Z @ Z.T
+        K[np.diag_indices_from(K)] += alpha
+        w = Z.T @ np.linalg.solve(K, root * (y - mean_y))
+        return w, mean_y - float(mean_x @ w)
     A = (Xc * weight[:, None]).T @ Xc
     A[np.diag_indices_from(A)] += alpha
     rhs = (Xc * weight[:, None]).T @ (y - mean_y)

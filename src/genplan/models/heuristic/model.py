@@ -15,6 +15,7 @@ matrix in one numpy (or XGBoost) call."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -102,21 +103,20 @@ class HeuristicModel:
         return BoundHeuristic(self, problem)
 
 
-class BoundHeuristic:
-    """The model bound to one problem: `__call__(pymimir states) -> h values` in one batch."""
+class MimirStates:
+    """pymimir states of one problem as wlplan states: each pymimir fluent atom converted once,
+    the problem's static atoms (when the encoder embeds them) in every state. Training from plans
+    (`genplan.models.heuristic.from_plans`) and inference (`BoundHeuristic`) convert through it,
+    so that both embed the very same graphs."""
 
-    def __init__(self, model: HeuristicModel, problem):
+    def __init__(self, encoder: WLEncoder, problem):
         task, self.mimir = problem.task, problem.mimir
-        self.model = model
-        enc = model.encoder
-        statics = task.statics if enc.statics else frozenset()
-        self.converter = edge.ProblemConverter(enc.domain, task.objects, statics, task.goal, problem.problem_file)
+        statics = task.statics if encoder.statics else frozenset()
+        self.converter = edge.ProblemConverter(encoder.domain, task.objects, statics, task.goal, problem.problem_file)
         self._statics = [self.converter.atom(a) for a in sorted(statics)]
         self._atoms: dict[int, object] = {}  # pymimir atom index -> wlplan Atom
-        self.calls = 0
-        self.evaluated = 0
 
-    def wl_state(self, state):
+    def __call__(self, state):
         cache = self._atoms
         atoms = list(self._statics)
         for idx in self.mimir.fluent_indices(state):
@@ -125,6 +125,19 @@ class BoundHeuristic:
                 wl = cache[idx] = self.converter.atom(self.mimir.fluent_atom(idx))
             atoms.append(wl)
         return edge.State(atoms)
+
+
+class BoundHeuristic:
+    """The model bound to one problem: `__call__(pymimir states) -> h values` in one batch."""
+
+    def __init__(self, model: HeuristicModel, problem):
+        self.mimir = problem.mimir
+        self.model = model
+        self.wl_state = MimirStates(model.encoder, problem)
+        self.converter = self.wl_state.converter
+        self.calls = 0
+        self.evaluated = 0
+        self.timers: dict | None = None  # a dict: seconds spent in wl_conversion and prediction (benchmarks)
 
     def features(self, states: list) -> np.ndarray:
         """[n, dim] WL features of pymimir states: one wlplan call for the batch."""
@@ -156,7 +169,20 @@ class BoundHeuristic:
             fg.set_problem(self.converter.problem)
             self.model.encoder._active = self
         b = self.model._linear[1]
+        if self.timers is not None:
+            return self._timed(fg, b, states)
         return np.fromiter((fg.predict(self.wl_state(s)) + b for s in states), dtype=np.float64, count=len(states))
+
+    def _timed(self, fg, b: float, states: list) -> np.ndarray:
+        """`__call__` of a linear model, its two parts timed apart (`timers`)."""
+        t0 = time.perf_counter()
+        wl = [self.wl_state(s) for s in states]
+        t1 = time.perf_counter()
+        h = np.fromiter((fg.predict(s) + b for s in wl), dtype=np.float64, count=len(states))
+        t2 = time.perf_counter()
+        self.timers["wl_conversion"] = self.timers.get("wl_conversion", 0.0) + t1 - t0
+        self.timers["prediction"] = self.timers.get("prediction", 0.0) + t2 - t1
+        return h
 
 
 def load(envelope: dict, path: str | Path) -> HeuristicModel:

@@ -44,7 +44,10 @@ def _options(train: dict) -> learners.HeuristicTraining:
     unknown = sorted(set(train) - names)
     if unknown:
         raise GenplanError(f"unknown heuristic training settings {unknown} (known: {sorted(names)})")
-    return learners.HeuristicTraining(**train)
+    try:
+        return learners.HeuristicTraining(**train)
+    except ValueError as exc:
+        raise GenplanError(f"heuristic training settings: {exc}") from None
 
 
 def _select(spaces, opts: learners.HeuristicTraining, learner: str, rng: np.random.Generator) -> list[np.ndarray]:
@@ -93,6 +96,7 @@ class Features:
     weight: np.ndarray
     rows: list[np.ndarray]
     n_states: int
+    goal_rows: np.ndarray | None = None  # rows of X holding a goal state
 
 
 def _read(domain: str, files: dict, enc_opts: dict):
@@ -182,13 +186,51 @@ def _fit(learner: str, feats: Features, spaces, chosen, opts, seed: int, threads
     return weights, {f"rank_{k}": v for k, v in extra.items()}, []
 
 
-def _fit_scores(model, feats: Features, spaces, chosen) -> dict:
-    """The fit on the training rows: weighted RMSE, and |h| at the goal states' rows."""
+def _fit_scores(model, feats) -> dict:
+    """The fit on the (regression) training rows: weighted RMSE against the target, and |h| at
+    the goal states' rows."""
     pred = model.predict(feats.X)
-    goal_rows = np.unique(np.concatenate([rows[sp.is_goal[idx]] for sp, idx, rows in zip(spaces, chosen, feats.rows)]))
+    goal_rows = feats.goal_rows
     w = feats.weight
     return {"train_rmse": float(np.sqrt(w @ (pred - feats.y) ** 2 / w.sum())), "goal_rows": int(len(goal_rows)),
             "goal_abs_h_max": float(np.abs(pred[goal_rows]).max()) if len(goal_rows) else None}
+
+
+def _from_statespaces(name, domain, files, learner, opts, enc_opts, seed, threads, device):
+    """Every state of the training state spaces (or `max_states` of them) with its h*."""
+    doc, spaces, encoder = _read(domain, files, enc_opts)
+    chosen = _select(spaces, opts, learner, np.random.default_rng(seed))
+    encoder, feats = _features(name, doc, spaces, chosen, encoder, opts.weighting)
+    feats.goal_rows = np.unique(np.concatenate([rows[sp.is_goal[idx]]
+                                                for sp, idx, rows in zip(spaces, chosen, feats.rows)]))
+    dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
+    log.info("%s %s: %d training states (%d dead ends left out), %d distinct feature rows, %d WL features",
+             name, domain, feats.n_states, dead, len(feats.X), feats.X.shape[1])
+    fit_start = time.perf_counter()
+    weights, extra, history = _fit(learner, feats, spaces, chosen, opts, seed, threads, device)
+    fields_ = {"training_data": "statespace", "target": "h*", "train_problems": len(spaces),
+               "train_states": feats.n_states, "dead_ends_excluded": dead}
+    return encoder, feats, spaces[0].domain_name, fields_, (weights, extra, history, time.perf_counter() - fit_start)
+
+
+def _from_plans(name, domain, files, learner, opts, enc_opts, seed, threads, device):
+    """The plan states with their plan length to go and, for `rank`, their siblings (from_plans)."""
+    from genplan.models.heuristic import from_plans
+
+    doc, traj, problems, encoder = from_plans.read(domain, files, enc_opts)
+    encoder, data = from_plans.plan_data(name, doc, traj, problems, encoder, learner, opts, seed)
+    feats = Features(data.X, data.y, data.weight, [], data.counts["plan_states"], data.goal_rows)
+    fit_start = time.perf_counter()
+    if learner == "rank":
+        import torch
+
+        w, b, extra = learners.fit_rank(data.X_rank, data.better, data.worse, opts.alpha, opts.rank_iterations)
+        weights = {"w": torch.tensor(w, dtype=torch.float64), "b": torch.tensor(float(b), dtype=torch.float64)}
+        fit = (weights, {f"rank_{k}": v for k, v in extra.items()}, [])
+    else:
+        fit = _fit(learner, feats, [], [], opts, seed, threads, device)
+    fields_ = {"training_data": "plans", "target": from_plans.TARGET, **data.counts}
+    return encoder, feats, doc["domain_name"], fields_, (*fit, time.perf_counter() - fit_start)
 
 
 def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
@@ -203,17 +245,14 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
         raise GenplanError(f"Unknown value {learner=}. Must be from {list(learners.LEARNERS)}")
     opts = _options(entry.get("train") or {})
     enc_opts = {"iterations": 2, "multiset_hash": True, "statics": True, **(entry.get("encoder") or {})}
-    doc, spaces, encoder = _read(domain, files, enc_opts)
-    chosen = _select(spaces, opts, learner, np.random.default_rng(seed))
-    encoder, feats = _features(name, doc, spaces, chosen, encoder, opts.weighting)
-    dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
-    log.info("%s %s: %d training states (%d dead ends left out), %d distinct feature rows, %d WL features",
-             name, domain, feats.n_states, dead, len(feats.X), feats.X.shape[1])
-    fit_start = time.perf_counter()
-    weights, extra, history = _fit(learner, feats, spaces, chosen, opts, seed, threads, device)
-    fit_time = time.perf_counter() - fit_start
-
-    identity = {"name": name, "domain": domain, "pddl_domain": spaces[0].domain_name, "seed": seed,
+    if opts.data == "plans":
+        encoder, feats, pddl_domain, fields_, fit = _from_plans(name, domain, files, learner, opts, enc_opts, seed,
+                                                                 threads, device)
+    else:
+        encoder, feats, pddl_domain, fields_, fit = _from_statespaces(name, domain, files, learner, opts, enc_opts,
+                                                                       seed, threads, device)
+    weights, extra, history, fit_time = fit
+    identity = {"name": name, "domain": domain, "pddl_domain": pddl_domain, "seed": seed,
                 "learner": learner, "dim": int(feats.X.shape[1])}
     config = {"learner": learner, "train": asdict(opts), "encoder": enc_opts}
     envelope = checkpoint.envelope("heuristic", identity, weights, config, encoder.to_dict(),
@@ -225,8 +264,7 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
         "seed": seed, "learner": learner,
         "device": "cuda" if learner == "xgb" and _cuda(device) else "cpu", "threads": threads,
         "feature_dim": int(feats.X.shape[1]), "parameters": model.parameters(),
-        "train_problems": len(spaces), "train_states": feats.n_states, "dead_ends_excluded": dead,
-        "distinct_rows": int(len(feats.X)), **_fit_scores(model, feats, spaces, chosen),
+        **fields_, "distinct_rows": int(len(feats.X)), **_fit_scores(model, feats),
         "fit_time_s": fit_time, **extra, **_validation_scores(model, files.get("validation", []), load),
     }
     if xgb_trees is not None:

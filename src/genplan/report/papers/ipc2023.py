@@ -1,0 +1,159 @@
+"""The IPC 2023 learning track (issue 26): every planner run on the benchmark `ipc2023` scored as the
+competition scores it (genplan.report.ipc_scores: coverage, IPC quality against the benchmark's best
+known costs, agile score against each run's declared time limit), beside the published anchors
+(genplan.report.published.ipc2023_anchors: LAMA, FDSS, GOFAI, Muninn's IPC quality; WL-GOOSE's coverage),
+each anchor with its budget and hardware: a number at 1800 s on the competition's machines is not a
+number at our budget, so every row names its budget and hardware and `kind` tells ours from theirs.
+
+Outputs (genplan.report.registry):
+- tables/ipc2023-levels.{csv,md}: per domain, level and planner, the problems, solved, IPC quality and
+  agile score (sums over the level's problems; a learned model's mean and population std over seeds),
+  with the run's budget (seconds) and memory limit (MB, where the run declares one);
+- tables/ipc2023-domains.{csv,md}: the same per domain over the levels run (column `levels`) and in
+  total, our rows (`kind` ours) followed by the anchors (`kind` published; out of 90 per domain, 900 in
+  total, every level);
+- figures/ipc2023-coverage-time.{png,pdf}: problems solved against time per planner (genplan.report.ipc_figure).
+
+Without results of the benchmark (a configuration that does not run it) the tables hold the anchors
+only and say so, and the figure says "no results"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from genplan import atomic, tables
+from genplan.paths import Layout
+from genplan.report import ipc_figure, ipc_scores, render
+from genplan.report.published import ipc2023_anchors
+
+BENCHMARK, LEVELS = ipc_scores.BENCHMARK, ipc_scores.LEVELS
+TOTAL = "total"
+LEVEL_COLUMNS = ["benchmark", "domain", "level", "planner", "system", "variant", "model", "strategy", "budget_s",
+                 "memory_mb", "n_seeds", "n_problems", "solved", "solved_std", "coverage", "quality", "quality_std",
+                 "agile", "agile_std", "refused"]
+DOMAIN_COLUMNS = ["benchmark", "domain", "kind", "planner", "system", "variant", "model", "strategy", "levels",
+                  "budget_s", "memory", "hardware", "n_seeds", "n_problems", "solved", "solved_std", "quality",
+                  "quality_std", "agile", "agile_std", "refused", "source"]
+OURS_HARDWARE = "our run (the configuration's machine)"
+ANCHOR_NAMES = {"GOFAI": "GOFAI (track winner)", "WL-GOOSE": "WL-GOOSE (rank-SVM, WL on ILG)"}
+
+
+def _num(value, digits: int = 2) -> str:
+    return "" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _seconds(budgets: list[float]) -> str:
+    return "/".join(f"{b:g}" for b in budgets)
+
+
+def _order(row: dict) -> tuple:
+    level = LEVELS.index(row["level"]) if row.get("level") in LEVELS else -1
+    return row["domain"] == TOTAL, row["domain"], level, -row["solved"], row["planner"]
+
+
+def level_rows(runs: list[ipc_scores.Run]) -> list[dict]:
+    """ipc2023-levels: one row per domain, level and planner (module doc)."""
+    rows = sorted(ipc_scores.summarise(runs, ("domain", "level")), key=_order)
+    return [{**r, "benchmark": BENCHMARK, "budget_s": _seconds(r["budget_s"]),
+             "memory_mb": "/".join(map(str, r["memory_mb"])),
+             "coverage": r["solved"] / r["n_problems"] if r["n_problems"] else 0.0} for r in rows]
+
+
+def _ours(row: dict, domain: str) -> dict:
+    return {**row, "benchmark": BENCHMARK, "domain": domain, "kind": "ours", "levels": "+".join(row["levels"]),
+            "budget_s": _seconds(row["budget_s"]), "memory": "/".join(f"{m} MB" for m in row["memory_mb"]),
+            "hardware": OURS_HARDWARE, "source": ""}
+
+
+def _anchor(a: dict) -> dict:
+    measured = {"solved": a["value"]} if a["metric"] == "coverage" else {"quality": a["value"]}
+    empty = dict.fromkeys(("solved", "solved_std", "quality", "quality_std", "agile", "agile_std"))
+    return {**empty, **measured, "benchmark": BENCHMARK, "domain": a["domain"], "kind": "published",
+            "planner": ANCHOR_NAMES.get(a["system"], a["system"]), "system": a["system"], "variant": "",
+            "model": "", "strategy": "", "levels": "+".join(LEVELS), "budget_s": f"{a['budget_s']:g}", "refused": "",
+            "memory": a["memory"], "hardware": a["hardware"], "n_seeds": "", "n_problems": a["out_of"],
+            "source": a["source"]}
+
+
+def domain_rows(runs: list[ipc_scores.Run], anchors: list[dict]) -> list[dict]:
+    """ipc2023-domains: per domain (then `total`) our planners, best coverage first, then the anchors."""
+    ours = [_ours(r, r["domain"]) for r in ipc_scores.summarise(runs, ("domain",))]
+    ours += [_ours(r, TOTAL) for r in ipc_scores.summarise(runs, ())]
+    domains = sorted({r["domain"] for r in ours + anchors} - {TOTAL}) + [TOTAL]
+    out = []
+    for dom in domains:
+        out += sorted((r for r in ours if r["domain"] == dom), key=lambda r: (-r["solved"], r["planner"]))
+        out += [_anchor(a) for a in anchors if a["domain"] == dom]
+    return out
+
+
+def _cell(mean, std, digits: int) -> str:
+    return render.mean_std(mean, std, digits) if mean is not None else "–"
+
+
+def _solved(r: dict) -> str:
+    """"k/n" (mean±std over seeds), and the refusals of a planner that cannot read the domain."""
+    if r["solved"] is None:
+        return "–"
+    cell = f"{_cell(r['solved'], r['solved_std'], 0 if not r['solved_std'] else 1)}/{r['n_problems']}"
+    return cell + (f" (refused {r['refused']})" if r["refused"] else "")
+
+
+def _budget(r: dict) -> str:
+    memory = f", {r['memory']}" if r.get("memory") else ""
+    return (f"{r['budget_s']} s" if r["budget_s"] else "none declared") + memory
+
+
+def budget_phrase(runs: list[ipc_scores.Run]) -> str:
+    """"ours at 60 s per problem" (every declared budget of the runs), or that there are no results."""
+    budgets = sorted({r.budget for r in runs if r.budget is not None})
+    if not runs:
+        return f"no results of benchmark {BENCHMARK} under this results root yet"
+    if not budgets:
+        return "ours with no declared budget (nothing solved)"
+    return "ours at " + " and ".join(f"{b:g} s" for b in budgets) + " per problem"
+
+
+def _markdown(title: str, headers: list[str], rows: list[list[str]], notes: str) -> str:
+    return f"# {title}\n\n{notes}\n\n" + render.md(headers, rows)
+
+
+def write_levels(rows: list[dict], runs, lay: Layout) -> list[Path]:
+    csv_path, md_path = Path(lay.table("ipc2023-levels", "csv")), Path(lay.table("ipc2023-levels", "md"))
+    tables.write_csv(csv_path, [{k: _num(r[k], 4) for k in LEVEL_COLUMNS} for r in rows], LEVEL_COLUMNS)
+    md_rows = [[r["domain"], r["level"], r["planner"], _budget(r), _solved(r),
+                _cell(r["quality"], r["quality_std"], 2), _cell(r["agile"], r["agile_std"], 2), str(r["n_seeds"])]
+               for r in rows]
+    notes = ("Per domain and level: solved (VAL-valid) out of the level's problems, IPC quality (best known cost / "
+             "plan cost, summed over the problems) and agile score (1 - log t / log T, T the run's budget; summed). "
+             "Learned planners: mean±std over seeds." + ("" if rows else f"\n\n{budget_phrase(runs).capitalize()}."))
+    atomic.write_text(md_path, _markdown(f"IPC 2023 learning track per level ({budget_phrase(runs)})",
+                                         ["domain", "level", "planner", "budget", "solved", "quality", "agile",
+                                          "seeds"], md_rows, notes))
+    return [csv_path, md_path]
+
+
+def write_domains(rows: list[dict], runs, lay: Layout) -> list[Path]:
+    csv_path, md_path = Path(lay.table("ipc2023-domains", "csv")), Path(lay.table("ipc2023-domains", "md"))
+    tables.write_csv(csv_path, [{k: _num(r[k], 4) for k in DOMAIN_COLUMNS} for r in rows], DOMAIN_COLUMNS)
+    md_rows = [[r["domain"], r["planner"], _budget(r), r["hardware"], r["levels"], _solved(r),
+                _cell(r["quality"], r["quality_std"], 1),
+                _cell(r["agile"], r["agile_std"], 1)] for r in rows]
+    notes = ("Ours: summed over the levels run (column levels); the published anchors (IPC 2023 official IPC "
+             "quality scores; WL-GOOSE's coverage) at 1800 s per problem on other hardware, every level, out of 90 "
+             "per domain: not numbers at our budget. Sources: src/genplan/data/ipc2023_anchors.csv.")
+    atomic.write_text(md_path, _markdown(f"IPC 2023 learning track per domain: {budget_phrase(runs)}, beside the "
+                                         "published anchors at 1800 s",
+                                         ["domain", "planner", "budget", "hardware", "levels", "solved", "quality",
+                                          "agile"], md_rows, notes))
+    return [csv_path, md_path]
+
+
+def build(results: Path, out_dir: Path, published=None) -> list[Path]:
+    """Every table and figure of the module doc; nothing is written when a run is refused (a plan cheaper
+    than the best known, a solved problem without a declared budget or a best known cost)."""
+    runs = ipc_scores.scored_runs(Path(results))
+    levels, domains = level_rows(runs), domain_rows(runs, ipc2023_anchors())
+    lay = Layout(str(out_dir))
+    written = write_levels(levels, runs, lay) + write_domains(domains, runs, lay)
+    return written + ipc_figure.coverage_time(runs, Path(lay.figure("ipc2023-coverage-time", "png")).with_suffix(""))

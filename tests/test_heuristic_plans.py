@@ -1,0 +1,156 @@
+"""The heuristic family trained from plans (`train: {data: plans}`, no state space): plan states
+with their plan length to go, sibling pairs hand-checked on a three-step Gripper plan, a model
+trained from hand-written Gripper plans (VAL-checked by the trajectories stage) solving a larger
+problem by GBFS and by lazy GBFS with VAL-valid plans, and the workflow's inputs of such an entry."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from genplan import manifest, registry, val
+from genplan.datasets.plan_neighbourhood import neighbourhood, problem_files
+from genplan.domains import domain_file
+from genplan.errors import GenplanError
+from genplan.pddl_io import plan_to_text
+from genplan.planners.base import Problem
+from genplan.planners.search import SearchLimits, gbfs, lazy_gbfs
+from genplan.stages.trajectories import load, trajectories_split
+
+GRIPPERS = ("left", "right")
+
+
+def gripper_problem(n: int, grippers=GRIPPERS) -> str:
+    balls = [f"b{i}" for i in range(1, n + 1)]
+    init = ["(room ra)", "(room rb)", "(at-robby ra)", *(f"(gripper {g})" for g in grippers),
+            *(f"(free {g})" for g in grippers), *(f"(ball {b})" for b in balls), *(f"(at {b} ra)" for b in balls)]
+    return (f"(define (problem g{n}) (:domain gripper-strips) (:objects ra rb {' '.join(grippers)} {' '.join(balls)})"
+            f" (:init {' '.join(init)}) (:goal (and {' '.join(f'(at {b} rb)' for b in balls)})))\n")
+
+
+def gripper_plan(n: int, grippers=GRIPPERS) -> str:
+    """The obvious plan: carry the balls over as many at a time as there are grippers."""
+    balls, out = [f"b{i}" for i in range(1, n + 1)], []
+    for k in range(0, n, len(grippers)):
+        group = list(zip(balls[k:k + len(grippers)], grippers))
+        out += [f"(pick {b} ra {g})" for b, g in group] + ["(move ra rb)"]
+        out += [f"(drop {b} rb {g})" for b, g in group] + (["(move rb ra)"] if k + len(grippers) < n else [])
+    return "\n".join(out) + "\n"
+
+
+def _bench(root, sizes, grippers=GRIPPERS):
+    """A benchmark folder laid out as the workflow's (problems/<b>/<d>, trajectories/<b>/<d>/train.json.gz)."""
+    bench = root / "problems" / "tiny" / "gripper"
+    (bench / "train").mkdir(parents=True)
+    (bench / "domain.pddl").write_text(domain_file("gripper").read_text())
+    plans = root / "plans"
+    plans.mkdir()
+    rows = []
+    for n in sizes:
+        (bench / "train" / f"p{n:02d}.pddl").write_text(gripper_problem(n, grippers))
+        (plans / f"p{n:02d}.plan").write_text(gripper_plan(n, grippers))
+        rows.append({"problem": f"p{n:02d}", "split": "train", "file": f"train/p{n:02d}.pddl", "size": n,
+                     "num_objects": n + 2 + len(grippers), "seed": 0, "canonical": ""})
+    (bench / "manifest.csv").write_text(manifest.to_csv(rows))
+    (root / "plans.csv").write_text("problem,config,status\n" + "".join(f"{r['problem']},hand,ok\n" for r in rows))
+    traj = root / "trajectories" / "tiny" / "gripper" / "train.json.gz"
+    traj.parent.mkdir(parents=True)
+    trajectories_split(bench, "train", plans, root / "plans.csv", traj)
+    return bench, traj
+
+
+@pytest.fixture(scope="module")
+def gripper(tmp_path_factory):
+    return _bench(tmp_path_factory.mktemp("plans"), [1, 2, 3, 4])
+
+
+def test_plan_states_get_their_plan_length_to_go_and_siblings_pair_below_the_next_plan_state(tmp_path):
+    # one ball, one gripper: pick b1 ra left; move ra rb; drop b1 rb left
+    bench, traj = _bench(tmp_path, [1], grippers=("left",))
+    doc = load(traj)
+    files = problem_files(doc, traj)
+    assert files == {"p01": bench / "train" / "p01.pddl"}
+    problem = Problem(bench / "domain.pddl", files["p01"])
+    actions = [("pick", "b1", "ra", "left"), ("move", "ra", "rb"), ("drop", "b1", "rb", "left")]
+    hood = neighbourhood(problem.mimir, actions)
+    assert hood.plan_length == 3 and hood.to_go.tolist() == [3, 2, 1, 0]
+    fluents = [problem.mimir.fluents(s) for s in hood.states]
+    assert fluents[:4] == [frozenset(map(tuple, map(str.split, s))) for s in (
+        ["at-robby ra", "at b1 ra", "free left"], ["at-robby ra", "carry b1 left"], ["at-robby rb", "carry b1 left"],
+        ["at-robby rb", "at b1 rb", "free left"])]
+    # the only successor of a plan state that is no plan state: move ra rb before picking
+    assert hood.siblings == 1 and fluents[4] == {("at-robby", "rb"), ("at", "b1", "ra"), ("free", "left")}
+    assert hood.sibling_steps == [(0, 4)]
+    better, worse = hood.pairs()
+    assert sorted(zip(better.tolist(), worse.tolist())) == [(1, 0), (1, 4), (2, 1), (3, 2)]
+    # max_siblings 0 keeps the plan and its own pairs
+    none = neighbourhood(problem.mimir, actions, max_siblings=0)
+    assert none.siblings == 0 and sorted(zip(*map(list, none.pairs()))) == [(1, 0), (2, 1), (3, 2)]
+
+
+def test_problem_files_are_named_when_missing(gripper, tmp_path):
+    bench, traj = gripper
+    elsewhere = tmp_path / "train.json.gz"
+    elsewhere.write_bytes(traj.read_bytes())
+    with pytest.raises(GenplanError, match="no problem file for problem 'p01'"):
+        problem_files(load(elsewhere), elsewhere)
+    assert set(problem_files(load(elsewhere), elsewhere, [bench])) == {"p01", "p02", "p03", "p04"}
+
+
+def _train(root, traj, learner, *extra):
+    out = root / learner / "model.ckpt"
+    settings = {"family": "heuristic", "learner": learner, "train": {"data": "plans"}}
+    res = run_cli("train", "--model", f"h_{learner}", "--settings", json.dumps(settings), "--domain", "gripper",
+                  "--train", traj, *extra, "--validation", traj, "--seed", "13", "--out", out,
+                  "--summary", out.with_name("summary.json"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out, json.loads(out.with_name("summary.json").read_text())
+
+
+@pytest.mark.slow  # ~11 s each on a quiet machine: `genplan train` as a user runs it, then two searches and VAL
+@pytest.mark.parametrize("learner", ["ridge", "rank"])
+def test_a_model_trained_from_plans_solves_a_larger_problem_by_gbfs_and_lazy_gbfs(gripper, tmp_path, learner):
+    bench, traj = gripper
+    ckpt, summary = _train(tmp_path, traj, learner)
+    plan_states = sum(n_actions + 1 for n_actions in (3, 5, 9, 11))  # the hand plans of 1..4 balls
+    assert summary["training_data"] == "plans" and summary["target"] == "plan_length_to_go"
+    assert summary["train_problems"] == 4 and summary["plan_states"] == plan_states
+    assert summary["fit_time_s"] >= 0 and summary["job_time_s"] > 0
+    if learner == "rank":
+        # every plan step and sibling relation is a pair; those of states with equal features cannot be ordered
+        assert summary["sibling_states"] > 0 and summary["pairs"] >= summary["rank_pairs"] > plan_states - 4
+    else:
+        assert summary["sibling_states"] == 0 and summary["goal_abs_h_max"] < 0.5
+    model = registry.load_model(ckpt, expect_domain="gripper")
+    test = tmp_path / "g8.pddl"
+    test.write_text(gripper_problem(8))
+    for search in (gbfs, lazy_gbfs):
+        problem = Problem(bench / "domain.pddl", test)
+        res = search(problem.mimir, model.bind(problem), SearchLimits(20000, 30))
+        assert res.reason == "goal", (search.__name__, res)
+        plan = tmp_path / f"{search.__name__}.plan"
+        plan.write_text(plan_to_text(res.plan))
+        assert val.validate(bench / "domain.pddl", test, plan).valid
+
+
+def test_the_workflow_trains_a_plans_entry_on_trajectories_and_problems_only():
+    fam = registry.family("heuristic")
+    assert fam.impl.trains_from({"train": {"data": "plans"}}) == ("trajectories", "problems")
+    assert fam.impl.trains_from({"train": {"alpha": 0.1}}) == ("trajectories", "statespaces")
+    assert fam.impl.check("h", {"train": {"data": "plans", "max_states": 10}})  # max_states draws from state spaces
+    assert fam.impl.check("h", {"train": {"data": "plans", "max_siblings": 10}}) == []
+
+
+def test_ridge_dual_form_for_wide_features_equals_the_primal(monkeypatch):
+    from genplan.models.heuristic import learners
+
+    rng = np.random.default_rng(0)
+    X, y, w = rng.normal(size=(30, 120)), rng.normal(size=30), rng.random(30) + 0.5
+    primal = learners.fit_ridge(X, y, w, 0.1)
+    monkeypatch.setattr(learners, "DUAL_ABOVE", 100)
+    dual = learners.fit_ridge(X, y, w, 0.1)
+    np.testing.assert_allclose(dual[0], primal[0], atol=1e-10)
+    assert abs(dual[1] - primal[1]) < 1e-10
