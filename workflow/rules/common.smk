@@ -9,7 +9,7 @@ from snakemake.utils import validate
 
 from genplan import registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout
+from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout, splits_of
 from genplan.report import registry as reports
 
 
@@ -43,6 +43,8 @@ def planner_params(wildcards):
     params = {k: config["planner"][k] for k in keep}
     if "gbfs_ff_eager" in config["planner"]:  # only where configured: the other configs' params stay as they were
         params["gbfs_ff_eager"] = config["planner"]["gbfs_ff_eager"]
+    if config["planner"].get("reference_splits"):  # only where configured, as gbfs_ff_eager
+        params["reference_splits"] = config["planner"]["reference_splits"]
     return json.dumps(params, sort_keys=True)
 
 
@@ -143,6 +145,8 @@ def training_data(wildcards):
     b, d = wildcards.benchmark, wildcards.domain
     data = {"train": [], "validation": []}
     for split in data:
+        if split not in splits_of(b):  # a benchmark without a validation split (ipc2023): none
+            continue
         if "trajectories" in sources:
             data[split].append(L.trajectories(b, d, split))
         if "statespaces" in sources and split in config["statespace"]["splits"]:

@@ -38,7 +38,8 @@ COMMANDS = (
         arg("--domain", required=True, help="the workflow's domain key (blocks, gripper, ...)"),
         arg("--train", nargs="+", required=True,
             help="training data: trajectories (.json.gz) or state-space folders, as the family trains"),
-        arg("--validation", nargs="+", required=True, help="validation data, as --train"),
+        arg("--validation", nargs="*", default=[], help="validation data, as --train (none for a benchmark "
+            "without a validation split, e.g. ipc2023: the families that select on it refuse)"),
         arg("--seed", type=int, required=True),
         arg("--threads", type=int, default=1, help="torch / XGBoost threads (scheduling: not a parameter)"),
         arg("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: CUDA when present"),

@@ -136,16 +136,17 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     MalformedProblems (`genplan plan` exits 1; in the workflow the job fails and Snakemake deletes
     both outputs: fix the PDDL and rerun). Interrupted (or any exception): the running planners are ended and neither
     output is left (a plans folder published just before is removed, with the table beside it)."""
+    reference_only = split in cfg.get("reference_splits", ())
     cfg = planner_config(cfg)
-    configs = enabled_configs(cfg)
-    if not configs:
+    configs = [] if reference_only else enabled_configs(cfg)
+    if not configs and not reference_only:
         raise GenplanError("no planner configuration is enabled "
                            "(optimal, fallback, gbfs_ff_eager and lama are all off)")
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
     malformed = _parse_problems(rows, domain)
-    todo = [r for r in rows if r["problem"] not in malformed]
+    todo = [] if reference_only else [r for r in rows if r["problem"] not in malformed]
     table: list[dict] = []
     publishing = False
     try:
@@ -160,8 +161,16 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
                     table.extend(_not_planned(row, configs + (["reference"] if ref.is_file() else []),
                                               malformed[row["problem"]]))
                 elif ref.is_file():
-                    table.append(_record_plan_file(row, "reference", ref, domain, Path(tmp_dir)))
-            atomic.write_text(Path(tmp_dir) / LIMITS_NAME, json.dumps(limits(cfg), indent=1, sort_keys=True) + "\n")
+                    rec = _record_plan_file(row, "reference", ref, domain, Path(tmp_dir))
+                    if reference_only and rec["valid"] == "yes":  # the shipped plan is the main plan
+                        shutil.copyfile(Path(tmp_dir) / rec["plan_file"], Path(tmp_dir) / f"{row['problem']}.plan")
+                    table.append(rec)
+                elif reference_only:
+                    raise GenplanError(f"split {split!r} is planned by its reference plans alone "
+                                       f"(planner.reference_splits), but problem {row['problem']!r} has none",
+                                       ref)
+            used = {} if reference_only else limits(cfg)
+            atomic.write_text(Path(tmp_dir) / LIMITS_NAME, json.dumps(used, indent=1, sort_keys=True) + "\n")
             publishing = True
         # the table is renamed into place last: it never stands beside a missing plans folder
         order = {c: i for i, c in enumerate(CONFIG_ORDER)}
