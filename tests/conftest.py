@@ -61,13 +61,31 @@ def smoke_run(tmp_path_factory) -> Path:
     return work
 
 
-# The suite runs on two workers (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml's addopts):
-# each test module stays on one worker, so that its module-scoped fixtures run once, and the modules
-# that use the session's smoke run (workflow, sixth family, SLURM, stored plans) share one worker, so
-# that the smoke configuration runs once. The SLURM cluster's run, which waits on the scheduler most
-# of the time, then overlaps with the rest of the suite instead of following it.
+# The suite runs on two workers (pytest-xdist, `-n 2` in pyproject.toml's addopts). The scheduler
+# below keeps each test module on one worker, so that its module-scoped fixtures run once, and sends
+# the modules that use the session's smoke run (SMOKE_MODULES) to one worker together, so that the
+# smoke configuration runs once; the SLURM cluster's run, which mostly waits on the scheduler, then
+# overlaps with the rest of the suite. (xdist's own `--dist loadgroup` does not group under pytest 9:
+# the group it appends to a test's id is lost.)
+SMOKE_MODULES = {"tests/test_workflow.py", "tests/test_sixth_family.py", "tests/test_slurm.py",
+                 "tests/test_stored_plans.py"}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "smoke" if module in SMOKE_MODULES else module
+
+    return ModuleScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
-    smoke_modules = {item.module.__name__ for item in items if "smoke_run" in getattr(item, "fixturenames", ())}
+    """A module that uses the smoke run but is not in SMOKE_MODULES would run it a second time on the
+    other worker: refused, naming the module."""
     for item in items:
-        module = item.module.__name__
-        item.add_marker(pytest.mark.xdist_group("smoke" if module in smoke_modules else module))
+        module = item.nodeid.split("::", 1)[0]
+        if "smoke_run" in getattr(item, "fixturenames", ()) and module not in SMOKE_MODULES:
+            raise pytest.UsageError(f"{module} uses the smoke_run fixture: add it to SMOKE_MODULES in tests/conftest.py")
