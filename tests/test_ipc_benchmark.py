@@ -286,6 +286,19 @@ def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
     assert problems(_config(ipc2023_dir=str(tmp_path)), SCHEMA) == []
 
 
+def test_a_family_that_cannot_train_without_a_validation_split_is_refused_by_name(tmp_path):
+    """Issue 26 item 7: on ipc2023 (no validation split, no expandable state spaces) a transition
+    model, or a learned heuristic on state spaces, is refused by the config check, naming the model;
+    the learned heuristic trained from plans passes."""
+    cpu = yaml.safe_load((REPO / "workflow" / "configs" / "ipc2023-cpu.yaml").read_text())
+    paper = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
+    models = {"wl_xgb_state": paper["models"]["wl_xgb_state"], "heuristic_ridge": paper["models"]["heuristic_ridge"],
+              "from_plans": cpu["models"]["heuristic_ridge"]}
+    lines = benchmark_problems({**cpu, "ipc2023_dir": str(tmp_path), "models": models})
+    assert [line.split(":", 1)[0] for line in lines] == ["models.wl_xgb_state", "models.heuristic_ridge"]
+    assert "family 'transition' cannot train on benchmark 'ipc2023'" in lines[0]
+
+
 def _dry_run_jobs(configfile: str, root: Path) -> dict[str, int]:
     """Jobs per rule of a dry run into an empty results root."""
     res = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", configfile, "--config",

@@ -107,6 +107,7 @@ def benchmark_problems(config: dict) -> list[str]:
                  "evaluation.splits": config["evaluation"]["splits"]}
         lines += [f"{key}: benchmark {bench!r} has no split {s!r}; its splits: {list(splits)}"
                   for key, values in named.items() for s in values if s not in splits]
+    lines += _models_without_validation(config, BENCHMARK_SPLITS)
     if "ipc2023" in config["benchmarks"]:
         where = config.get("ipc2023_dir")
         if not where:
@@ -114,6 +115,28 @@ def benchmark_problems(config: dict) -> list[str]:
                          "IPC 2023 learning track's benchmarks repository); it is not downloaded")
         elif not Path(where).is_dir():
             lines.append(f"ipc2023_dir: no such folder: {where}")
+    return lines
+
+
+def _models_without_validation(config: dict, benchmark_splits: dict) -> list[str]:
+    """On a benchmark without a validation split (ipc2023), one line per model entry whose family
+    cannot train there: every family but one selects its weights on the validation split or trains on
+    full state spaces; a family module says it can with `trains_without_validation(entry)` (the
+    learned heuristic trained from plans)."""
+    from genplan.registry import family
+
+    lines = []
+    lacking = [b for b in config["benchmarks"] if "validation" not in benchmark_splits[b]]
+    for name, entry in (config.get("models") or {}).items() if lacking else ():
+        try:
+            impl = family(entry.get("family")).impl
+        except (ValueError, KeyError, TypeError):
+            continue  # an unknown family is check_models' to name
+        if not getattr(impl, "trains_without_validation", lambda e: False)(entry):
+            lines.append(f"models.{name}: family {entry.get('family')!r} cannot train on benchmark "
+                         f"{lacking[0]!r}, which has no validation split to select its weights on (and no "
+                         f"expandable state spaces): there only the learned heuristic trained from plans "
+                         f"(family heuristic, train: {{data: plans}}) runs")
     return lines
 
 

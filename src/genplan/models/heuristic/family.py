@@ -60,6 +60,12 @@ def trains_from(settings: dict) -> tuple[str, ...]:
     return ("trajectories", "statespaces")
 
 
+def trains_without_validation(settings: dict) -> bool:
+    """Whether the entry trains on a benchmark without a validation split (and without state spaces):
+    from plans, it needs neither (the validation scores are only reported)."""
+    return (settings.get("train") or {}).get("data") == "plans"
+
+
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
           threads: int = 1, device: str = "auto", on_epoch=None) -> dict:
     from genplan.models.heuristic.train import train_heuristic
