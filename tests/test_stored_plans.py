@@ -81,3 +81,4 @@ def test_each_best_known_names_its_plan_set_and_where_the_plan_is_stored():
     assert (rows["p3"]["best_known_source"], rows["p3"]["best_known_plan"]) == (
         "lama_anytime", "plans/paper/blocks/extrapolation.anytime/p3.lama_anytime.plan")
     assert (rows["p4"]["best_known_source"], rows["p4"]["best_known_plan"]) == ("reference", "")
+
