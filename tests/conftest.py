@@ -22,13 +22,28 @@ BLIND = {"family": "blind", "seeds": [13], "strategies": ["gbfs"],
          "search": {"max_expansions": 10000, "time_limit": 10}}
 
 
+IPC2023 = REPO.parent / "shared" / "benchmarks" / "ipc2023-learning"
+
+
+def shared_folder(path: Path, what: str) -> Path:
+    """A folder of ../shared the test reads: skipped with the reason where it is absent, failed in CI
+    (GENPLAN_REQUIRE_SHARED), where it must be there."""
+    if not path.is_dir():
+        if os.environ.get("GENPLAN_REQUIRE_SHARED"):
+            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {path} is missing")
+        pytest.skip(f"{what} not beside the checkout ({path})")
+    return path
+
+
 @pytest.fixture(scope="session")
 def paper_splits() -> Path:
-    if not PAPER_SPLITS.is_dir():
-        if os.environ.get("GENPLAN_REQUIRE_SHARED"):  # CI: the folder must be there
-            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {PAPER_SPLITS} is missing")
-        pytest.skip(f"the papers' instances are not beside the checkout ({PAPER_SPLITS})")
-    return PAPER_SPLITS
+    return shared_folder(PAPER_SPLITS, "the papers' instances are")
+
+
+@pytest.fixture(scope="session")
+def ipc_dir() -> Path:
+    """The IPC 2023 learning track's benchmark folder."""
+    return shared_folder(IPC2023, "the IPC 2023 benchmark is")
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -5,34 +5,26 @@ beside their CSVs; `genplan validate --evaluation` runs VAL on each again and ag
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from conftest import REPO, run_cli
 
 from genplan import stored_plans
 from genplan.evaluation import read_evaluation
 
-
 # --- the committed IPC 2023 evaluations (results/ipc2023-cpu, workflow/configs/ipc2023-cpu.yaml) ---
 # Their problem files are not committed (the benchmark's repository has no licence): the test imports
 # the domains it checks from the benchmark folder beside the checkout, as the workflow's rule does.
 
 COMMITTED_IPC = REPO / "results" / "ipc2023-cpu" / "evaluation" / "ipc2023"
-IPC = REPO.parent / "shared" / "benchmarks" / "ipc2023-learning"
 
 
 @pytest.mark.parametrize("domain", ["blocksworld", "miconic", "spanner"])
-def test_the_committed_ipc_evaluations_revalidate_with_one_command(domain, tmp_path):
-    if not IPC.is_dir():
-        if os.environ.get("GENPLAN_REQUIRE_SHARED"):
-            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {IPC} is missing")
-        pytest.skip(f"the IPC 2023 benchmark is not beside the checkout ({IPC})")
+def test_the_committed_ipc_evaluations_revalidate_with_one_command(domain, ipc_dir, tmp_path):
     folder = COMMITTED_IPC / domain
     csvs = sorted(folder.rglob("seed*/*.csv"))
     assert csvs and all(stored_plans.plans_path(c).is_file() for c in csvs), f"no committed stored plans in {folder}"
     problems = tmp_path / domain
-    res = run_cli("import-ipc2023", "--domain", domain, "--source", IPC, "--out", problems)
+    res = run_cli("import-ipc2023", "--domain", domain, "--source", ipc_dir, "--out", problems)
     assert res.returncode == 0, res.stderr[-2000:]
     res = run_cli("validate", "--evaluation", folder, "--problems", problems)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]

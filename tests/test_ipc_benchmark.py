@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,17 +31,7 @@ from genplan.stages.plans import plan_files, plan_split
 from genplan.stages.trajectories import trajectory
 
 COURIER = REPO / "tests" / "fixtures" / "typed_courier"
-IPC = REPO.parent / "shared" / "benchmarks" / "ipc2023-learning"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-
-
-@pytest.fixture(scope="module")
-def ipc_dir() -> Path:
-    if not IPC.is_dir():
-        if os.environ.get("GENPLAN_REQUIRE_SHARED"):  # CI: the folder must be there
-            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {IPC} is missing")
-        pytest.skip(f"the IPC 2023 benchmark is not beside the checkout ({IPC})")
-    return IPC
 
 
 @pytest.fixture(scope="module")

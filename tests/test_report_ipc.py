@@ -9,12 +9,11 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
-from conftest import REPO, run_cli
+from conftest import run_cli
 
 from genplan.errors import GenplanError
 from genplan.evaluation import COLUMNS as EVAL_COLUMNS
@@ -22,7 +21,6 @@ from genplan.report import build_report, ipc_figure, ipc_scores, legibility
 from genplan.report.published import ipc2023_anchors
 from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
 
-README = REPO.parent / "shared" / "benchmarks" / "ipc2023-learning" / "README.md"
 T = 100  # the tree's declared per-problem budget, seconds
 
 
@@ -136,12 +134,8 @@ def test_tables_name_their_budget_and_set_the_anchors_apart(results):
     assert {r["budget_s"] for r in domains if r["kind"] == "ours"} == {str(T)}
 
 
-def test_anchors_equal_the_benchmark_readme():
-    if not README.is_file():
-        if os.environ.get("GENPLAN_REQUIRE_SHARED"):
-            pytest.fail(f"GENPLAN_REQUIRE_SHARED is set but {README} is missing")
-        pytest.skip(f"the IPC 2023 benchmark is not beside the checkout ({README})")
-    lines = [ln for ln in README.read_text().splitlines() if ln.startswith("| ") and not ln.startswith("| domain")]
+def test_anchors_equal_the_benchmark_readme(ipc_dir):
+    lines = [ln for ln in (ipc_dir / "README.md").read_text().splitlines() if ln.startswith("| ") and not ln.startswith("| domain")]
     readme = {}
     systems = ("LAMA", "FDSS", "GOFAI", "Muninn", "WL-GOOSE")
     for line in lines:

@@ -175,24 +175,12 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, ti
         clock.lap("queue")
         _, _, node = heapq.heappop(open_list)
         res.expanded += 1
-        new = []
         successors = _successors(task, states[node])
         clock.lap("successors")
-        for action, succ in successors:
-            res.generated += 1
-            key = succ.get_index()
-            if key in seen:
-                continue
-            seen.add(key)
-            states.append(succ)
-            parent.append(node)
-            via.append(action)
-            child = len(states) - 1
-            if task.is_goal(succ):
-                res.plan, res.reason = _path(child, parent, via), "goal"
-                return _done(res, start)
-            new.append(child)
+        new = _generate(task, node, successors, (states, parent, via, seen), res)
         clock.lap("goal_and_duplicates")
+        if res.reason == "goal":
+            return _done(res, start)
         if new:
             values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
             clock.lap("heuristic")
@@ -232,23 +220,36 @@ def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimit
         res.expanded += 1
         successors = _successors(task, states[node])
         clock.lap("successors")
-        for action, succ in successors:
-            res.generated += 1
-            key = succ.get_index()
-            if key in seen:
-                continue
-            seen.add(key)
-            states.append(succ)
-            parent.append(node)
-            via.append(action)
-            child = len(states) - 1
-            if task.is_goal(succ):
-                res.plan, res.reason = _path(child, parent, via), "goal"
-                return _done(res, start)
+        for child in _generate(task, node, successors, (states, parent, via, seen), res):
             heapq.heappush(open_list, (h, counter, child))
             counter += 1
         clock.lap("goal_and_duplicates")
+        if res.reason == "goal":
+            return _done(res, start)
     return _done(res, start)
+
+
+def _generate(task, node: int, successors, graph: tuple, res: SearchResult) -> list[int]:
+    """The search graph gains `node`'s successors not seen before (states, parent, via, seen); their
+    nodes, in order. At a goal successor the result gets its plan (reason "goal") and the nodes
+    generated before it are returned: the goal test at generation, as GBFS's and lazy GBFS's."""
+    states, parent, via, seen = graph
+    new = []
+    for action, succ in successors:
+        res.generated += 1
+        key = succ.get_index()
+        if key in seen:
+            continue
+        seen.add(key)
+        states.append(succ)
+        parent.append(node)
+        via.append(action)
+        child = len(states) - 1
+        if task.is_goal(succ):
+            res.plan, res.reason = _path(child, parent, via), "goal"
+            return new
+        new.append(child)
+    return new
 
 
 def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:
