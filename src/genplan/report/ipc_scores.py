@@ -198,28 +198,28 @@ def best_found(pairs: list[tuple[Run, list[dict]]]) -> dict[tuple[str, str, str]
 def improved_bounds(results: Path, benchmark: str = BENCHMARK) -> list[dict]:
     """The problems whose shipped best known cost a scored run beat: domain, level, problem, shipped, found."""
     pairs = classical_runs(results, benchmark) + learned_runs(results, benchmark)
-    lay, out = Layout(str(results)), []
-    for domain in sorted({run.domain for run, _ in pairs}):
-        shipped = read_bounds(Path(lay.upper_bounds(benchmark, domain)))
-        out += [{"domain": domain, "level": lvl, "problem": prob, "shipped": cost, "found": found}
-                for (dom, lvl, prob), found in sorted(best_found(pairs).items())
-                if dom == domain and (cost := shipped.get((lvl, prob))) is not None and found < cost]
+    lay, found, shipped, out = Layout(str(results)), best_found(pairs), {}, []
+    for (domain, lvl, prob), cost in sorted(found.items()):
+        if domain not in shipped:
+            shipped[domain] = read_bounds(Path(lay.upper_bounds(benchmark, domain)))
+        bound = shipped[domain].get((lvl, prob))
+        if bound is not None and cost < bound:
+            out.append({"domain": domain, "level": lvl, "problem": prob, "shipped": bound, "found": cost})
     return out
 
 
 def scored_runs(results: Path, benchmark: str = BENCHMARK) -> list[Run]:
     """Every run of the benchmark under `results`, scored against its domain's best known costs, each
     lowered to the cheapest VAL-valid plan of any run (`best_found`)."""
-    lay, bounds, out = Layout(str(results)), {}, []
+    lay, best, out = Layout(str(results)), {}, []
     pairs = classical_runs(results, benchmark) + learned_runs(results, benchmark)
     found = best_found(pairs)
     for run, rows in pairs:
         path = Path(lay.upper_bounds(benchmark, run.domain))
-        if path not in bounds:
-            bounds[path] = read_bounds(path)
-        best = {(lvl, prob): min(cost, found.get((run.domain, lvl, prob), cost))
-                for (lvl, prob), cost in bounds[path].items()}
-        out.append(score(run, rows, best, str(path)))
+        if path not in best:  # the domain's shipped bounds, each lowered to the best plan found
+            best[path] = {(lvl, prob): min(cost, found.get((run.domain, lvl, prob), cost))
+                          for (lvl, prob), cost in read_bounds(path).items()}
+        out.append(score(run, rows, best[path], str(path)))
     return out
 
 
