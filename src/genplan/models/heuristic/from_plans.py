@@ -8,7 +8,8 @@ Features: the WL colours are collected on the training states only (plan states;
 their siblings too), each state converted from pymimir exactly as at inference
 (`model.MimirStates`). `ridge` and `xgb` regress the plan length to go of the plan states (states
 with equal features merged into one weighted row, `learners.dedupe`); `rank` orders the pairs of
-`PlanNeighbourhood.pairs`."""
+`PlanNeighbourhood.pairs`. The feature rows are kept sparse (scipy CSR) from wlplan's output on:
+the WL colours of object-rich domains number 10^5 (Rovers 153,097), each state holding few."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from genplan.errors import GenplanError
 from genplan.models.heuristic import learners
@@ -24,6 +26,7 @@ from genplan.progress import progress
 
 log = logging.getLogger("genplan")
 TARGET = "plan_length_to_go"
+EMBED_CHUNK = 64  # states embedded per wlplan call: `embed` returns dense Python floats (Rovers: 153,097 a state)
 
 
 @dataclass
@@ -98,26 +101,41 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
                                    "multiset_hash": encoder.multiset_hash, "statics": encoder.statics,
                                    "generator": edge.generator_to_text(fg)})
     dim = fg.get_n_features()
-    Xs = [np.asarray(fg.embed(DomainDataset(encoder.domain, [d])), dtype=np.float64).reshape(len(h.states), dim)
-          for d, h in progress(list(zip(datasets, hoods)), total=len(hoods), desc=f"{name} features")]
+    Xs = [_embed(fg, encoder.domain, d, dim)
+          for d in progress(datasets, total=len(datasets), desc=f"{name} features")]
     # regression rows: the plan states
-    plan_X = np.concatenate([X[:h.plan_length + 1] for X, h in zip(Xs, hoods)])
+    plan_X = sparse.vstack([X[:h.plan_length + 1] for X, h in zip(Xs, hoods)], format="csr")
     to_go = np.concatenate([h.to_go for h in hoods])
     w = np.concatenate([learners.state_weights(h.to_go, opts.weighting) for h in hoods])
     X, y, weight, inverse = learners.dedupe(plan_X, to_go, w)
-    weight *= len(plan_X) / weight.sum()  # alpha means the same under every weighting
+    weight *= plan_X.shape[0] / weight.sum()  # alpha means the same under every weighting
     goal_rows = np.unique(inverse[to_go == 0])
-    counts = {"train_problems": len(hoods), "plan_states": int(len(plan_X)),
+    counts = {"train_problems": len(hoods), "plan_states": int(plan_X.shape[0]),
               "sibling_states": int(sum(h.siblings for h in hoods)),
               "train_states": int(sum(len(h.states) for h in hoods))}
     X_rank = better = worse = None
     if rank:
         offsets = np.cumsum([0] + [len(h.states) for h in hoods])
         pairs = [h.pairs() for h in hoods]
-        X_rank, _, _, rows = learners.dedupe(np.concatenate(Xs), np.zeros(int(offsets[-1])))
+        X_rank, _, _, rows = learners.dedupe(sparse.vstack(Xs, format="csr"), np.zeros(int(offsets[-1])))
         better = np.concatenate([rows[o + b] for o, (b, _) in zip(offsets, pairs)])
         worse = np.concatenate([rows[o + wr] for o, (_, wr) in zip(offsets, pairs)])
         counts["pairs"] = int(len(better))
     log.info("%s: %d plans, %d plan states, %d siblings, %d distinct rows, %d WL features", name, len(hoods),
-             counts["plan_states"], counts["sibling_states"], len(X if X_rank is None else X_rank), dim)
+             counts["plan_states"], counts["sibling_states"], (X if X_rank is None else X_rank).shape[0], dim)
     return encoder, PlanData(X, y, weight, goal_rows, X_rank, better, worse, counts)
+
+
+def _embed(fg, domain, data, dim: int):
+    """The WL features of one problem's states as a CSR matrix, embedded EMBED_CHUNK states at a
+    time: wlplan returns every feature of a state as a Python float, so that the whole set dense
+    would hold states x features of them (Rovers from 99 plans: 4,722 x 153,097; the job reached
+    17 GB resident before)."""
+    from wlplan.data import DomainDataset, ProblemDataset
+
+    states = data.states
+    parts = [learners.to_csr(np.asarray(fg.embed(DomainDataset(domain, [ProblemDataset(data.problem,
+                                                                                         states[i:i + EMBED_CHUNK])])),
+                                        dtype=np.float64).reshape(-1, dim))
+             for i in range(0, len(states), EMBED_CHUNK)]
+    return sparse.vstack(parts, format="csr") if parts else sparse.csr_matrix((0, dim))

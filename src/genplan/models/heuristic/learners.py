@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 log = logging.getLogger("genplan")
 LEARNERS = ("ridge", "rank", "xgb")
@@ -74,19 +75,21 @@ def state_weights(h_star: np.ndarray, weighting: str) -> np.ndarray:
     return 1.0 / counts[inverse.reshape(-1)]
 
 
-def dedupe(X: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def dedupe(X, y: np.ndarray, weight: np.ndarray | None = None) -> tuple:
     """Distinct rows of X, the weighted mean target of each, the total weight each stands for (the
-    number of states without `weight`), and the distinct row of each original row."""
-    X = np.ascontiguousarray(X)
-    weight = np.ones(len(X)) if weight is None else np.asarray(weight, dtype=np.float64)
-    if not len(X):
+    number of states without `weight`), and the distinct row of each original row. X is a dense
+    array or a scipy CSR matrix (the rows of a CSR matrix are compared by their nonzeros)."""
+    weight = np.ones(X.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
+    if not X.shape[0]:
         return X, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
-    if X.nbytes > DEDUPE_BY_DIGEST_ABOVE:  # wide rows: sorting them as bytes would copy X (Transport: 1.1 GiB)
+    if sparse.issparse(X):
+        rows = _sparse_row_digests(X)
+    elif X.nbytes > DEDUPE_BY_DIGEST_ABOVE:  # wide rows: sorting them as bytes would copy X (Transport: 1.1 GiB)
         import hashlib
 
         rows = np.array([hashlib.blake2b(r.tobytes(), digest_size=16).digest() for r in X], dtype="V16")
     else:
+        X = np.ascontiguousarray(X)
         rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).reshape(-1)
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -95,8 +98,30 @@ def dedupe(X: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
     return X[first], yu, total, inverse
 
 
-def fit_ridge(X: np.ndarray, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
-    """(w, b) minimising sum_i weight_i (w.x_i + b - y_i)^2 + alpha |w|^2 (closed form)."""
+def _sparse_row_digests(X) -> np.ndarray:
+    """A 128-bit digest of each row of a CSR matrix: its column indices and values (sorted, no
+    stored zeros), so that equal rows have equal digests."""
+    import hashlib
+
+    X = sparse.csr_matrix(X)
+    X.eliminate_zeros()
+    X.sort_indices()
+    ind, dat, ptr = X.indices, X.data, X.indptr
+    return np.array([hashlib.blake2b(ind[a:b].tobytes() + b"|" + dat[a:b].tobytes(), digest_size=16).digest()
+                     for a, b in zip(ptr[:-1], ptr[1:])], dtype="V16")
+
+
+def to_csr(rows) -> "sparse.csr_matrix":
+    """A CSR matrix (float64) of dense rows (an array or wlplan's list of lists)."""
+    return sparse.csr_matrix(np.asarray(rows, dtype=np.float64))
+
+
+def fit_ridge(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    """(w, b) minimising sum_i weight_i (w.x_i + b - y_i)^2 + alpha |w|^2 (closed form). X is dense
+    or a scipy CSR matrix; a CSR matrix is never centred (nor made dense): the centring enters the
+    normal equations (or the dual's kernel) as the correction terms below."""
+    if sparse.issparse(X):
+        return _fit_ridge_sparse(sparse.csr_matrix(X), y, weight, alpha)
     total = weight.sum()
     mean_x = weight @ X / total
     mean_y = float(weight @ y / total)
@@ -116,6 +141,39 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, weight: np.ndarray, alpha: float) ->
     try:
         w = np.linalg.solve(A, rhs)
     except np.linalg.LinAlgError:  # alpha = 0 and collinear features: the least-norm solution
+        w = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    return w, mean_y - float(mean_x @ w)
+
+
+def _fit_ridge_sparse(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    """`fit_ridge` of a CSR matrix, with m the weighted mean row and T the total weight:
+    primal  (X^T W X - T m m^T + alpha I) w = X^T W (y - mean_y);
+    dual    K = R (X X^T - p 1^T - 1 p^T + (m.m) 1 1^T) R with R = W^1/2, p = X m, and
+            w = X^T (R a) - m (1.(R a)) for (K + alpha I) a = R (y - mean_y)."""
+    total = weight.sum()
+    mean_x = np.asarray(X.T @ weight).reshape(-1) / total
+    mean_y = float(weight @ y / total)
+    t = y - mean_y
+    n, dim = X.shape
+    if dim > DUAL_ABOVE and n < dim and alpha > 0:
+        root = np.sqrt(weight)
+        p = np.asarray(X @ mean_x).reshape(-1)
+        K = (X @ X.T).toarray()
+        K -= p[:, None]
+        K -= p[None, :]
+        K += float(mean_x @ mean_x)
+        K *= root[:, None]
+        K *= root[None, :]
+        K[np.diag_indices_from(K)] += alpha
+        ra = root * np.linalg.solve(K, root * t)
+        w = np.asarray(X.T @ ra).reshape(-1) - mean_x * float(ra.sum())
+        return w, mean_y - float(mean_x @ w)
+    A = (X.T @ X.multiply(weight[:, None]).tocsr()).toarray() - total * np.outer(mean_x, mean_x)
+    A[np.diag_indices_from(A)] += alpha
+    rhs = np.asarray(X.T @ (weight * t)).reshape(-1)
+    try:
+        w = np.linalg.solve(A, rhs)
+    except np.linalg.LinAlgError:
         w = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return w, mean_y - float(mean_x @ w)
 
@@ -156,14 +214,14 @@ def fit_rank(X: np.ndarray, better: np.ndarray, worse: np.ndarray, alpha: float,
     D = X[pw] - X[pb]  # [pairs, dim]: w.D should be at least 1
 
     def loss(w):
-        slack = np.maximum(0.0, 1.0 - D @ w)
+        slack = np.maximum(0.0, 1.0 - np.asarray(D @ w).reshape(-1))
         value = float(count @ slack**2) + alpha * float(w @ w)
-        grad = -2.0 * (D.T @ (count * slack)) + 2.0 * alpha * w
+        grad = -2.0 * np.asarray(D.T @ (count * slack)).reshape(-1) + 2.0 * alpha * w
         return value, grad
 
     res = minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": iterations})
     w = res.x
-    violated = float(count @ (D @ w <= 0)) / max(float(count.sum()), 1.0)
+    violated = float(count @ (np.asarray(D @ w).reshape(-1) <= 0)) / max(float(count.sum()), 1.0)
     return w, 0.0, {"pairs": int(count.sum()), "distinct_pairs": len(pb), "iterations": int(res.nit),
                     "loss": float(res.fun), "pairs_misordered": violated}
 

@@ -74,8 +74,15 @@ class HeuristicModel:
             raise GenplanError(f"corrupt checkpoint: {w.shape[0]} weights for {encoder.dim} WL features", path)
         return cls(envelope, encoder, learner, linear=(w, b))
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """h of feature rows X [n, dim], one call."""
+    def predict(self, X) -> np.ndarray:
+        """h of feature rows X [n, dim] (dense or a scipy sparse matrix), one call."""
+        from scipy import sparse
+
+        if sparse.issparse(X):
+            if self._booster is not None:
+                return np.asarray(self._booster.inplace_predict(sparse.csr_matrix(X)), dtype=np.float64).reshape(-1)
+            w, b = self._linear
+            return np.asarray(X @ w).reshape(-1) + b
         X = np.asarray(X, dtype=np.float64).reshape(-1, self.dim)
         if self._booster is not None:
             return np.asarray(self._booster.inplace_predict(X), dtype=np.float64).reshape(len(X))

@@ -205,7 +205,7 @@ def _from_statespaces(name, domain, files, learner, opts, enc_opts, seed, thread
                                                 for sp, idx, rows in zip(spaces, chosen, feats.rows)]))
     dead = int(sum(int((s.h_star < 0).sum()) for s in spaces))
     log.info("%s %s: %d training states (%d dead ends left out), %d distinct feature rows, %d WL features",
-             name, domain, feats.n_states, dead, len(feats.X), feats.X.shape[1])
+             name, domain, feats.n_states, dead, feats.X.shape[0], feats.X.shape[1])
     fit_start = time.perf_counter()
     weights, extra, history = _fit(learner, feats, spaces, chosen, opts, seed, threads, device)
     fields_ = {"training_data": "statespace", "target": "h*", "train_problems": len(spaces),
@@ -264,7 +264,7 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
         "seed": seed, "learner": learner,
         "device": "cuda" if learner == "xgb" and _cuda(device) else "cpu", "threads": threads,
         "feature_dim": int(feats.X.shape[1]), "parameters": model.parameters(),
-        **fields_, "distinct_rows": int(len(feats.X)), **_fit_scores(model, feats),
+        **fields_, "distinct_rows": int(feats.X.shape[0]), **_fit_scores(model, feats),
         "fit_time_s": fit_time, **extra, **_validation_scores(model, files.get("validation", []), load),
     }
     if xgb_trees is not None:
