@@ -171,7 +171,7 @@ def test_blind_gbfs_exhausts_a_problem_and_finds_a_plan(blocks):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy", ["gbfs", "descent"])
+@pytest.mark.parametrize("strategy", ["gbfs", "lazy-gbfs", "descent"])
 def test_solve_plans_an_unseen_larger_problem_and_val_accepts_it(ridge, blocks, strategy, tmp_path):
     problem = next((blocks / "problems" / "extrapolation").glob("*.pddl"))
     out = tmp_path / "plan"

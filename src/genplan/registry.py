@@ -86,8 +86,8 @@ FAMILIES: dict[str, Family] = {
                default_strategy="greedy"),  # SymT^E models plan with heuristic-greedy (their default_strategy)
         Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
-        Family("heuristic", "genplan.models.heuristic.family", ("trajectories", "statespaces"), ("gbfs", "descent"),
-               gpu=False, default_strategy="gbfs"),
+        Family("heuristic", "genplan.models.heuristic.family", ("trajectories", "statespaces"),
+               ("gbfs", "lazy-gbfs", "descent"), gpu=False, default_strategy="gbfs"),
     )
 }
 

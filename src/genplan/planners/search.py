@@ -12,6 +12,9 @@ evaluate the new successors of an expanded state in ONE heuristic call.
   reopening: GBFS ignores path costs); the goal test is made when a state is generated (the
   initial state: before the search). Successors are generated in the lexicographic order of their
   ground actions' names, so that a run is the same on every machine.
+- `lazy-gbfs` (`lazy_gbfs`, strategy of the heuristic family): lazy greedy best-first search, one
+  heuristic call of one state per expansion (Fast Downward's `lazy_greedy` without preferred
+  operators); the same limits as `gbfs`.
 - `descent` (greedy descent): from the current state, move to the successor with the lowest h
   (ties: the first in the successor order), never to a state the descent has entered before
   (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
@@ -46,7 +49,7 @@ import numpy as np
 from genplan.errors import GenplanError
 from genplan.planners.base import Attempt
 
-KINDS = ("gbfs", "descent", "heuristic-greedy")
+KINDS = ("gbfs", "lazy-gbfs", "descent", "heuristic-greedy")
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
 
@@ -330,7 +333,7 @@ def _done(res: SearchResult, start: float) -> SearchResult:
 
 
 class HeuristicSearchPlanner:
-    """The planner interface (genplan.planners.base) over `gbfs`, `descent` or `heuristic-greedy`
+    """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `descent` or `heuristic-greedy`
     (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
     model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
     (heuristic-greedy's horizon and token cap, `max_tokens` when `generate` has none)."""
@@ -351,8 +354,9 @@ class HeuristicSearchPlanner:
             task = problem.mimir
         except GenplanError as exc:  # e.g. more objects than the model's object tokens
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
-        if self.kind == "gbfs":
-            return self._attempt(gbfs(task, heuristic, self.limits), start)
+        if self.kind in ("gbfs", "lazy-gbfs"):
+            search = gbfs if self.kind == "gbfs" else lazy_gbfs
+            return self._attempt(search(task, heuristic, self.limits), start)
         rules = self.guidance.rules(len(problem.task.objects)) if self.guidance else Rules()
         return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)
 
