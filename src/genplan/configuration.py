@@ -120,9 +120,9 @@ def benchmark_problems(config: dict) -> list[str]:
 
 def _models_without_validation(config: dict, benchmark_splits: dict) -> list[str]:
     """On a benchmark without a validation split (ipc2023), one line per model entry whose family
-    cannot train there: every family but one selects its weights on the validation split or trains on
-    full state spaces; a family module says it can with `trains_without_validation(entry)` (the
-    learned heuristic trained from plans)."""
+    cannot train there (it selects its weights on the validation split or trains on full state
+    spaces); a family module says it can with `trains_without_validation(entry)` (the
+    learned heuristic and SymT trained from plans)."""
     from genplan.registry import family
 
     lines = []
@@ -135,8 +135,8 @@ def _models_without_validation(config: dict, benchmark_splits: dict) -> list[str
         if not getattr(impl, "trains_without_validation", lambda e: False)(entry):
             lines.append(f"models.{name}: family {entry.get('family')!r} cannot train on benchmark "
                          f"{lacking[0]!r}, which has no validation split to select its weights on (and no "
-                         f"expandable state spaces): there only the learned heuristic trained from plans "
-                         f"(family heuristic, train: {{data: plans}}) runs")
+                         f"expandable state spaces): there only the families that train from plans run "
+                         f"(family heuristic or symt, train: {{data: plans}})")
     return lines
 
 

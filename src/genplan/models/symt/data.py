@@ -7,6 +7,9 @@
 - validation: the states along the validation problems' plans (the trajectories stage), each with
   the rest of its plan (h = its length: h* where the plan is optimal), at most `val_examples`.
 
+With `train: {data: plans}` the training states are those along the training plans instead
+(genplan.models.symt.plan_data), drawn as the validation states are.
+
 `encode` renames objects per example: rename-both / rename-one give two copies (X, X') whose atom
 rows and plan tokens correspond position by position (genplan.nn.contrastive); `random` one copy;
 `sorted` one copy in pool order (validation, as evaluation names objects). `batches` pads them:

@@ -9,12 +9,18 @@
       max_tokens: 500                 # generation cap
       network: {d_model: 128, n_heads: 4, n_layers: 4, d_token: 32, decoder_positions: none}
       train: {epochs: 20, batch_size: 32, lr: 0.0003, examples: 2000}
+      # or train: {data: plans, ...}: the states along the training plans, no state space (IPC 2023)
       seeds: [13]
       strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy, gbfs]
       search: {max_expansions: 100000, time_limit: 60}          # SymT^E's gbfs: limits per problem
 
 System names as published_results.csv: `symt_e` (encoder) and `symt_ed` (encoder_decoder); the
 variant says how it was trained (contrastive | att_only | hid_only | no_contrastive).
+
+`train: {data: plans}` trains on the states along the training problems' plans (the trajectories
+stage's VAL-checked plans), each with its plan length to go as target (SymT^ED: the rest of the
+plan), without state spaces and, where the benchmark has no validation split (IPC 2023), selecting
+its weights on training problems held out (`val_fraction`; genplan.models.symt.plan_data).
 
 SymT^E plans with the searches of genplan.planners.search, its estimate as the heuristic
 (`SymT.bind`): `heuristic-greedy` (the paper's greedy heuristic guidance) or `gbfs`.
@@ -61,6 +67,23 @@ def check(name: str, settings: dict) -> list[str]:
         problems.append(f"rename: {settings['rename']} has no renamed pairs for the contrastive losses: set "
                         "loss_weights [w1, 0, 0]")
     return problems
+
+
+def _from_plans(settings: dict) -> bool:
+    return (settings.get("train") or {}).get("data") == "plans"
+
+
+def trains_from(settings: dict) -> tuple[str, ...]:
+    """The stages whose outputs a model entry trains on (the workflow's inputs): the trajectories only
+    with `train: {data: plans}` (their records hold every state, the statics and the goal), else the
+    trajectories and the state spaces."""
+    return ("trajectories",) if _from_plans(settings) else ("trajectories", "statespaces")
+
+
+def trains_without_validation(settings: dict) -> bool:
+    """Whether the entry trains on a benchmark without a validation split and without state spaces:
+    from plans, holding out training problems to select its weights on."""
+    return _from_plans(settings)
 
 
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,

@@ -20,7 +20,7 @@ equations. `SymT` holds what planning needs and goes in and out of the checkpoin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 import torch
@@ -50,10 +50,23 @@ class NetworkSettings:
     max_len: int = 1024  # decoder context (the learned positions' table)
 
 
+TRAINING_DATA = ("statespace", "plans")
+
+
 @dataclass
 class TrainSettings(base.TrainSettings):
-    examples: int = 2000  # states sampled from the training state spaces
+    examples: int = 2000  # states sampled from the training state spaces (plans: plan states drawn, at most)
     val_examples: int = 500  # validation states (along the validation plans) at most
+    data: str = "statespace"  # statespace: states of the full state spaces | plans: states along the training plans
+    val_fraction: float = 0.1  # plans without a validation split: the training problems held out to select on
+
+    def to_dict(self) -> dict:
+        """The settings as the checkpoint and the partial state's key store them: the state-space
+        path's without `data` and `val_fraction` (as before training from plans existed)."""
+        out = asdict(self)
+        if self.data == "statespace":
+            del out["data"], out["val_fraction"]
+        return out
 
 
 @dataclass
@@ -83,10 +96,17 @@ class SymTSettings(base.Settings):
         if self.contrastive and self.rename in ("random", "sorted"):
             raise GenplanError(f"contrastive loss weights need renamed pairs: rename rename-both or rename-one, "
                                f"not {self.rename}")
+        if self.train.data not in TRAINING_DATA:
+            raise GenplanError(f"Unknown value train.data={self.train.data!r}. Must be from {list(TRAINING_DATA)}")
+        if not 0 < self.train.val_fraction < 1:
+            raise GenplanError(f"train.val_fraction must lie strictly between 0 and 1, not {self.train.val_fraction!r}")
 
     @property
     def contrastive(self) -> bool:
         return bool(self.loss_weights[1] or self.loss_weights[2])
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "train": self.train.to_dict()}
 
 
 class AtomEmbedding(nn.Module):

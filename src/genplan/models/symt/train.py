@@ -107,11 +107,13 @@ def _summary(job: Job, model: SymT, state, train_examples: int, v_enc, info: dic
 
 
 def _cases(files: dict, settings: SymTSettings, seed: int):
-    """Training cases (sampled states) and their counts, validation cases, the training split's
-    trajectories document and its file (for the domain)."""
+    """Training cases (sampled states, or with `data: plans` the plan states) and their counts,
+    validation cases, the training split's trajectories document and its file (for the domain)."""
     from genplan.datasets.examples import statespace_cases
     from genplan.stages.trajectories import load
 
+    if settings.train.data == "plans":
+        return _plan_cases(files, settings, seed)
     tables, trajs = _files(files.get("train", []), ".csv"), _files(files.get("train", []), ".json.gz")
     val_trajs = _files(files.get("validation", []), ".json.gz")
     if not tables or not trajs or not val_trajs:
@@ -125,6 +127,19 @@ def _cases(files: dict, settings: SymTSettings, seed: int):
     if not val_cases:
         raise GenplanError("the validation trajectories hold no state with a plan", val_trajs[0])
     return train_cases, info, val_cases, doc, trajs[0]
+
+
+def _plan_cases(files: dict, settings: SymTSettings, seed: int):
+    """`_cases` with `train: {data: plans}` (genplan.models.symt.plan_data): no state space."""
+    from genplan.models.symt.plan_data import plan_cases, plan_inputs
+    from genplan.stages.trajectories import load
+
+    traj, val_traj = plan_inputs(files)
+    doc = load(traj)
+    val_doc = load(val_traj) if val_traj is not None else None
+    train_cases, info, val_cases = plan_cases(doc, traj, val_doc, val_traj, settings.train, seed,
+                                              keep_goal_states=settings.architecture == "encoder")
+    return train_cases, info, val_cases, doc, traj
 
 
 def _rename(settings: SymTSettings) -> str:
@@ -166,7 +181,7 @@ def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl:
     data_digest = digest([[c.state and sorted(c.state) for c in train_cases[:50]], len(train_cases), domain_pddl])
     key = {**model.identity, "settings": settings.to_dict(), "data": data_digest}
     state = job.fit(model.net, loss_fn, make_batches, tr.loop_config(), select=select, key=key,
-                    steps_per_epoch=tr.steps_per_epoch(tr.examples))
+                    steps_per_epoch=tr.steps_per_epoch(tr.examples if tr.data == "statespace" else len(train_cases)))
     return state, v_enc, curve
 
 
