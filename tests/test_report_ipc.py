@@ -218,3 +218,15 @@ def test_a_planner_that_cannot_read_the_domain_says_so_in_the_table(results):
     assert (row["solved"], row["refused"], row["budget_s"]) == ("0", "all", "")  # refused, no budget: no error
     assert "| ferry | easy | symt_e · gbfs | none declared | 0/2 (refused all) |" in \
         (results / "tables" / "ipc2023-levels.md").read_text()
+
+
+def test_the_papers_reports_never_run_on_an_ipc_only_configuration():
+    """A SymT^E (or any family's) model on ipc2023 alone builds the IPC report and the leaderboard,
+    never a paper's table of published cells it has no instance of."""
+    from genplan.report import registry as reports
+
+    families = {"symt", "heuristic", "transition", "plangpt", "diffusion"}
+    assert reports.runs("ipc2023", ["ipc2023"], families) and reports.runs("leaderboard", ["ipc2023"], families)
+    for paper in ("symt", "plangpt", "diffusion", "state-centric"):
+        assert not reports.runs(paper, ["ipc2023"], families)
+        assert reports.runs(paper, ["paper"], families)

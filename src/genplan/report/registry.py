@@ -37,6 +37,9 @@ class Report:
     bounds: bool = False  # it reads the best known costs of the BOUNDED benchmarks
 
 
+# the papers' reports: their tables set our numbers beside the papers' published ones, measured on the
+# papers' instances or our generated ones; a configuration of other benchmarks only (ipc2023) never builds them
+PAPERS_BENCHMARKS = ("generated", "paper")
 BOUNDED = ("ipc2023",)  # benchmarks whose problems folder ships upper_bounds.csv (genplan.paths.Layout.upper_bounds)
 
 
@@ -53,7 +56,7 @@ REPORTS = {
         + [(f"{_SC}-statics", ext) for ext in ("md", "csv")] + [(f"{_SC}-statics-verdict", "csv")]
         + [(f"{_SC}-best-known", "csv")],
         figures=[(f"{_SC}-figure{n}", ext) for n in (2, 3, 4) for ext in ("png", "pdf")],
-        reads={"transition": (SUMMARIES,), "plangpt": (), "symt": ()}, subjects=("transition",), plans="every"),
+        reads={"transition": (SUMMARIES,), "plangpt": (), "symt": ()}, subjects=("transition",), plans="every", benchmarks=PAPERS_BENCHMARKS),
     # SymT's Table 2 (coverage of the sequence models under each decoding) and Table 1 (parameter
     # counts), the stability and ablation tables and the loss curves.
     "symt": Report(
@@ -61,7 +64,7 @@ REPORTS = {
         tables=[("symt-table2", ext) for ext in ("csv", "md", "tex")] + [("symt-table1", ext) for ext in ("csv", "md")]
         + [(f"symt-{name}", ext) for name in ("stability", "ablations") for ext in ("csv", "md")],
         figures=[("symt-loss-curves", ext) for ext in ("png", "pdf")],
-        reads={"plangpt": (SUMMARIES,), "symt": (SUMMARIES,)}, subjects=("plangpt", "symt")),
+        reads={"plangpt": (SUMMARIES,), "symt": (SUMMARIES,)}, subjects=("plangpt", "symt"), benchmarks=PAPERS_BENCHMARKS),
     # Plan diffusion's Table 1 (beside PlanGPT greedy and SymT^ED greedy), Table 2 (an unmasking
     # trace committed under <results>/traces/, from `genplan solve --trace`), Figure 4 (coverage and
     # time per plan against T on Blocksworld interpolation, both schedules).
@@ -70,7 +73,7 @@ REPORTS = {
         tables=[("diffusion-table1", ext) for ext in ("csv", "md", "tex")] + [("diffusion-table2", "md"),
                                                                               ("diffusion-figure4", "csv")],
         figures=[("diffusion-figure4", ext) for ext in ("png", "pdf")],
-        reads={"diffusion": (), "plangpt": (), "symt": ()}, subjects=("diffusion",)),
+        reads={"diffusion": (), "plangpt": (), "symt": ()}, subjects=("diffusion",), benchmarks=PAPERS_BENCHMARKS),
     # PlanGPT's Table 1 (CE vs CES under greedy, multibeam and top-p decoding), Table 2 (top-p with
     # CES on the extrapolation split, against the IPC sets) and Figure 3 (validation loss and
     # coverage per epoch with both stop points).
@@ -79,7 +82,7 @@ REPORTS = {
         tables=[(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")]
         + [("plangpt-figure3-stops", "csv")],
         figures=[("plangpt-figure3", ext) for ext in ("png", "pdf")],
-        reads={"plangpt": (SUMMARIES, LOGS)}, subjects=("plangpt",)),
+        reads={"plangpt": (SUMMARIES, LOGS)}, subjects=("plangpt",), benchmarks=PAPERS_BENCHMARKS),
     # One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
     # known plan, median time, model size, training time and device; and the state-centric Table 4
     # (model sizes) from the same numbers. Its figures (genplan.report.leaderboard_figure): coverage,
