@@ -15,10 +15,14 @@ Beside the CSV, `<split>.<strategy>.plans.json.gz` stores every plan the planner
 or not, with the SHA-256 of the domain and problem files (genplan.stored_plans); `genplan validate
 --evaluation` checks them again (genplan.revalidate). Both files are written atomically, the plans
 first: a CSV never stands without its plans.
+
+`jobs` > 1 (`genplan evaluate --jobs N`, the rule's `threads`): N problems planned at once in worker
+processes (genplan.parallel_eval), the same rows in the manifest's order and the same plans.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import logging
@@ -44,17 +48,22 @@ def counters_json(counters: dict) -> str:
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
                    strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
-                   seed: str | None = None, model=None, out_plans: str | Path | None = None) -> list[dict]:
+                   seed: str | None = None, model=None, out_plans: str | Path | None = None,
+                   jobs: int = 1) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
     (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
     `strategy` None: the model's family's default (`resolve_strategy`). The plans table is checked
     against the split before the model loads. Each returned record has the CSV's columns and
-    `plan`, the planner's plan as action strings (None where refused)."""
+    `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
+    planned at once, each worker process loading `checkpoint` (genplan.parallel_eval; not with `model`);
+    the same records in the manifest's order."""
     from genplan.domains import domain_key
     from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
+    if jobs < 1 or (jobs > 1 and model is not None):
+        raise ValueError(f"jobs must be at least 1 and 1 for a model held in memory, not {jobs}")
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     if not domain.is_file():
@@ -74,15 +83,33 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     from genplan.planners.strategies import parse
 
     completes = parse(strategy).kind == "prefix"  # plan completion: the split's plans are the references
-    records = []
-    for row in progress(rows, total=len(rows), desc=f"{model.name} {split} {strategy}"):
-        reference = _reference_plan(plans_table, row["problem"]) if completes else None
-        records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]), reference)})
+    desc = f"{model.name} {split} {strategy}"
+    if jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
+        tasks = [(row, best.get(row["problem"]), _reference_plan(plans_table, row["problem"]) if completes else None)
+                 for row in rows]
+        records = _in_workers(checkpoint, domain, strategy, settings, tasks, jobs, desc, common)
+    else:
+        records = []
+        for row in progress(rows, total=len(rows), desc=desc):
+            reference = _reference_plan(plans_table, row["problem"]) if completes else None
+            records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]), reference)})
     write_outputs(out, out_plans if out_plans is not None else stored_plans.plans_path(out), records,
                   benchmark_dir, domain, {r["problem"]: r["path"] for r in rows})
     solved = sum(r["solved"] == "yes" for r in records)
     log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
     return records
+
+
+def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: list[tuple], jobs: int, desc: str,
+                common: dict) -> list[dict]:
+    """The records of `tasks` planned `jobs` at once in worker processes, in the order of `tasks`."""
+    from genplan.parallel_eval import evaluate_rows
+
+    found: dict[int, dict] = {}
+    with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, tasks, jobs)) as results:
+        for i, rec in progress(results, total=len(tasks), desc=f"{desc} ({min(jobs, len(tasks))} workers)"):
+            found[i] = rec
+    return [{**common, **found[i]} for i in range(len(tasks))]
 
 
 def write_outputs(out: str | Path, out_plans: str | Path, records: list[dict], benchmark_dir: Path,

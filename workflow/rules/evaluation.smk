@@ -13,7 +13,7 @@ rule evaluate_model:
         plans=L.evaluation_plans("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
     params:
         settings=planning_settings,
-    threads: 1
+    threads: config["evaluation"].get("threads", 1)  # problems planned at once, a worker process each
     resources:
         mem_mb=scaled(config["evaluation"]["mem_mb"]),
         runtime=scaled(config["evaluation"]["runtime_min"]),
@@ -26,4 +26,5 @@ rule evaluate_model:
     shell:
         "genplan evaluate --model {input.model:q} --benchmark-dir {input.problems:q} --split {wildcards.split} "
         "--plans-table {input.plans:q} --strategy {wildcards.strategy} --settings {params.settings:q} "
-        "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --out {output.csv:q} --out-plans {output.plans:q} 2> {log:q}"
+        "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --jobs {threads} --out {output.csv:q} "
+        "--out-plans {output.plans:q} 2> {log:q}"

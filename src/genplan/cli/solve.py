@@ -83,8 +83,23 @@ def cmd_evaluate(a) -> int:
 
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
     check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
-    evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
-                   benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans)
+    if a.jobs < 1:
+        from genplan.errors import GenplanError
+
+        raise GenplanError(f"--jobs must be at least 1, not {a.jobs}")
+    if a.jobs == 1:
+        evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
+                       benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans)
+        return 0
+    from genplan.stages.fast_downward import Interrupted, interruptible
+
+    try:
+        with interruptible():  # a signal ends the workers (genplan.parallel_eval), nothing is written
+            evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
+                           benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs)
+    except Interrupted as exc:
+        print(f"genplan: {exc}: worker processes ended, no output written", file=sys.stderr)
+        return exc.exit_status
     return 0
 
 
@@ -117,6 +132,10 @@ COMMANDS = (
         arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
         arg("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)"),
         arg("--out", required=True, help="the evaluation CSV"),
+        arg("--jobs", type=int, default=1, help="problems planned at once, each in a worker process of its own that "
+            "loads the model once (one torch and BLAS thread each); the same CSV and plans as with 1, the time "
+            "column aside. A problem that fails or a worker that dies ends the command naming the problem, "
+            "nothing written; so does SIGTERM, SIGINT or SIGHUP (exit 128 + the signal's number)"),
         arg("--out-plans", default=None, help="every plan found, with the problem files' SHA-256, for `genplan "
             "validate --evaluation` (default: beside --out, <split>.<strategy>.plans.json.gz)"))),
 )
