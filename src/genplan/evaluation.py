@@ -18,6 +18,10 @@ first: a CSV never stands without its plans.
 
 `jobs` > 1 (`genplan evaluate --jobs N`, the rule's `threads`): N problems planned at once in worker
 processes (genplan.parallel_eval), the same rows in the manifest's order and the same plans.
+
+Each problem's record is saved as it finishes to `<out>.partial/` (genplan.resume): a job killed
+(or failed) after k problems, rerun with the same checkpoint, settings and inputs, plans only the
+others; the sidecar is removed once both outputs are written.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import json
 import logging
 from pathlib import Path
 
-from genplan import atomic, manifest, stored_plans, tables
+from genplan import atomic, manifest, resume, stored_plans, tables
 from genplan.errors import GenplanError
 from genplan.progress import progress
 from genplan.stages import plans as planning
@@ -57,7 +61,8 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     against the split before the model loads. Each returned record has the CSV's columns and
     `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
     planned at once, each worker process loading `checkpoint` (genplan.parallel_eval; not with `model`);
-    the same records in the manifest's order."""
+    the same records in the manifest's order. The problems a killed run of the same job finished
+    (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again."""
     from genplan.domains import domain_key
     from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
@@ -72,6 +77,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
     best = planning.best_known_lengths(_read_plans_table(plans_table, {r["problem"] for r in rows}, split))
+    resumable = model is None  # a model held in memory: the checkpoint's hash need not describe it
     model = model if model is not None else load_model(checkpoint, domain)
     strategy = resolve_strategy(model, strategy)
     planner = make_planner(model, strategy, settings)
@@ -84,32 +90,55 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
 
     completes = parse(strategy).kind == "prefix"  # plan completion: the split's plans are the references
     desc = f"{model.name} {split} {strategy}"
+    tasks = [(row, best.get(row["problem"]), _reference_plan(plans_table, row["problem"]) if completes else None)
+             for row in rows]
+    sidecar = resume.Sidecar(out) if resumable else None  # finished problems, saved as they come
+    keys = _resume_keys(checkpoint, domain, split, strategy, settings, tasks) if resumable else {}
+    found = sidecar.load(keys) if resumable else {}
+    todo = [i for i, t in enumerate(tasks) if t[0]["problem"] not in found]
+
+    def finished(i: int, rec: dict) -> None:
+        found[tasks[i][0]["problem"]] = rec
+        if resumable:
+            sidecar.save(tasks[i][0]["problem"], keys[tasks[i][0]["problem"]], rec)
+
     if jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
-        tasks = [(row, best.get(row["problem"]), _reference_plan(plans_table, row["problem"]) if completes else None)
-                 for row in rows]
-        records = _in_workers(checkpoint, domain, strategy, settings, tasks, jobs, desc, common)
+        _in_workers(checkpoint, domain, strategy, settings, tasks, todo, jobs, desc, finished)
     else:
-        records = []
-        for row in progress(rows, total=len(rows), desc=desc):
-            reference = _reference_plan(plans_table, row["problem"]) if completes else None
-            records.append({**common, **evaluate_problem(planner, domain, row, best.get(row["problem"]), reference)})
+        for i in progress(todo, total=len(todo), desc=desc):
+            finished(i, evaluate_problem(planner, domain, *tasks[i]))
+    records = [{**common, **found[row["problem"]]} for row in rows]
     write_outputs(out, out_plans if out_plans is not None else stored_plans.plans_path(out), records,
                   benchmark_dir, domain, {r["problem"]: r["path"] for r in rows})
+    if resumable:
+        sidecar.remove()
     solved = sum(r["solved"] == "yes" for r in records)
     log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
     return records
 
 
-def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: list[tuple], jobs: int, desc: str,
-                common: dict) -> list[dict]:
-    """The records of `tasks` planned `jobs` at once in worker processes, in the order of `tasks`."""
+def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: list[tuple], todo: list[int],
+                jobs: int, desc: str, finished) -> None:
+    """The tasks of `tasks` indexed by `todo` planned `jobs` at once in worker processes;
+    `finished(index, record)` as each comes back."""
     from genplan.parallel_eval import evaluate_rows
 
-    found: dict[int, dict] = {}
-    with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, tasks, jobs)) as results:
-        for i, rec in progress(results, total=len(tasks), desc=f"{desc} ({min(jobs, len(tasks))} workers)"):
-            found[i] = rec
-    return [{**common, **found[i]} for i in range(len(tasks))]
+    mine = [tasks[i] for i in todo]
+    with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, mine, jobs)) as results:
+        for j, rec in progress(results, total=len(mine), desc=f"{desc} ({min(jobs, len(mine))} workers)"):
+            finished(todo[j], rec)
+
+
+def _resume_keys(checkpoint, domain: Path, split: str, strategy: str, settings: dict,
+                 tasks: list[tuple]) -> dict[str, str]:
+    """Each problem's key in the sidecar (genplan.resume): the checkpoint's, the domain's and the
+    problem's SHA-256, the split, the strategy, the settings, and the task's manifest row, best-known
+    length and reference plan (all of evaluate_problem's inputs)."""
+    job = {"stage": "evaluate", "checkpoint": resume.file_sha256(checkpoint), "domain": resume.file_sha256(domain),
+           "split": split, "strategy": strategy, "settings": settings}
+    return {row["problem"]: resume.key(**job, problem_sha256=resume.file_sha256(row["path"]), best=best,
+                                       reference=reference, row={k: v for k, v in row.items() if k != "path"})
+            for row, best, reference in tasks}
 
 
 def write_outputs(out: str | Path, out_plans: str | Path, records: list[dict], benchmark_dir: Path,

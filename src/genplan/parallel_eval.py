@@ -9,7 +9,8 @@ given order whatever the order of completion.
 
 A problem whose planning raises, or a worker that dies (killed, out of memory, a crash in native
 code), ends the evaluation with one GenplanError naming the problem and its file; every worker is
-then ended (as on any exception, Interrupted included) and the caller writes nothing. Workers
+then ended (as on any exception, Interrupted included) and the caller writes no output (the
+problems finished before stay in its sidecar, genplan.resume). Workers
 ignore SIGINT: a terminal's Ctrl-C reaches the parent, which ends them."""
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ GenplanError naming every such file) is raised, so that the command exits 1.
 
 An interruption (a signal raised as an exception in the main thread, see
 genplan.stages.fast_downward) ends every Fast Downward process group, removes the run
-directories and the hidden temporary output folder, and leaves no output behind."""
+directories and the hidden temporary output folder, and leaves no output behind; only the problems
+it finished stay in the sidecar `<out_table>.partial/`, which a rerun of the same job resumes
+from (genplan.resume)."""
 
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ import json
 import logging
 import shutil
 from collections import Counter
+from concurrent.futures import as_completed
 from pathlib import Path
 
-from genplan import atomic, manifest, val
+from genplan import atomic, manifest, resume, val
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
 from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward, run_pool
@@ -135,7 +138,8 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     table. A malformed problem: its rows say why, every output is written, then
     MalformedProblems (`genplan plan` exits 1; in the workflow the job fails and Snakemake deletes
     both outputs: fix the PDDL and rerun). Interrupted (or any exception): the running planners are ended and neither
-    output is left (a plans folder published just before is removed, with the table beside it)."""
+    output is left (a plans folder published just before is removed, with the table beside it); the problems
+    it finished are kept in `<out_table>.partial/`, and a rerun of the same job plans only the others (genplan.resume)."""
     reference_only = split in cfg.get("reference_splits", ())
     cfg = planner_config(cfg)
     configs = [] if reference_only else enabled_configs(cfg)
@@ -147,14 +151,25 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     rows = manifest.read(benchmark_dir, split)
     malformed = _parse_problems(rows, domain)
     todo = [] if reference_only else [r for r in rows if r["problem"] not in malformed]
+    sidecar, keys = resume.Sidecar(out_table), _resume_keys(domain, split, cfg, todo)
+    done = sidecar.load(keys)  # the problems a killed run of this job finished
     table: list[dict] = []
     publishing = False
     try:
         with atomic.output_dir(out_dir) as tmp_dir:
-            with run_pool(threads) as pool:
-                jobs = pool.map(lambda r: (r, _plan_problem(r, domain, cfg)), todo)
-                for row, results in progress(jobs, total=len(todo), desc=f"planning {split}"):
-                    table.extend(_record(row, results, domain, Path(tmp_dir)))
+            for row in (r for r in todo if r["problem"] in done):
+                for name, text in done[row["problem"]]["files"].items():
+                    (Path(tmp_dir) / name).write_text(text)
+                table.extend(done[row["problem"]]["rows"])
+            todo = [r for r in todo if r["problem"] not in done]
+            with run_pool(threads) as pool:  # each problem recorded (and saved) as soon as it finishes
+                jobs = {pool.submit(_plan_problem, r, domain, cfg): r for r in todo}
+                for job in progress(as_completed(jobs), total=len(todo), desc=f"planning {split}"):
+                    name, results = jobs[job]["problem"], job.result()
+                    records = _record(jobs[job], results, domain, Path(tmp_dir))
+                    if not any(_signalled(r) for r in results):  # a run a signal ended is run again
+                        sidecar.save(name, keys[name], _saved(name, records, Path(tmp_dir)))
+                    table.extend(records)
             for row in rows:  # reference plans shipped with imported instances
                 ref = benchmark_dir / "reference-plans" / split / f"{row['problem']}.plan"
                 if row["problem"] in malformed:
@@ -177,6 +192,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
         index = {r["problem"]: i for i, r in enumerate(rows)}
         table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
         atomic.write_text(out_table, csv_text(table, COLUMNS))
+        sidecar.remove()
     except BaseException:
         if publishing:  # cut short between the two renames: no folder without its table
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -186,6 +202,27 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     if malformed:
         raise MalformedProblems(malformed, table, str(out_table))
     return table
+
+
+def _resume_keys(domain: Path, split: str, cfg: dict, rows: list[dict]) -> dict[str, str]:
+    """Each problem's key in the sidecar (genplan.resume): the domain's and the problem's SHA-256,
+    the split and the planner settings a problem's runs use (limits included)."""
+    used = {k: cfg[k] for k in ("memory_limit_mb", *SECTIONS) if k in cfg}
+    dom = resume.file_sha256(domain)
+    return {r["problem"]: resume.key(stage="plan", split=split, domain=dom, problem=r["problem"],
+                                     problem_sha256=resume.file_sha256(r["path"]), planner=used) for r in rows}
+
+
+def _signalled(res: PlanResult) -> bool:
+    """A run ended by a signal other than its own CPU limit's (SIGXCPU): a job's SIGTERM may reach
+    Fast Downward before it reaches this process; its result is not kept for a rerun."""
+    return res.returncode is not None and res.returncode < 0 and res.returncode != -24
+
+
+def _saved(problem: str, records: list[dict], out: Path) -> dict:
+    """A finished problem as the sidecar keeps it: its rows and the plan files `_record` wrote."""
+    names = {r["plan_file"] for r in records if r["plan_file"]} | {f"{problem}.plan"}
+    return {"rows": records, "files": {n: (out / n).read_text() for n in sorted(names) if (out / n).is_file()}}
 
 
 def plan_files(domain: str | Path, problems: list[str | Path], planner: str, time_limit: float, memory_limit_mb: int,
