@@ -27,7 +27,8 @@ from genplan.features import make_encoder
 from genplan.mimir import MimirTask
 from genplan.pddl_io import parse_domain, parse_problem, read_plan, str_to_atom
 from genplan.stages.ipc_import import checksums, import_ipc2023
-from genplan.stages.plans import plan_files, plan_split
+from genplan.stages.plan_files import plan_files
+from genplan.stages.plans import plan_split
 from genplan.stages.trajectories import trajectory
 
 COURIER = REPO / "tests" / "fixtures" / "typed_courier"
@@ -297,7 +298,7 @@ def _dry_run_jobs(configfile: str, root: Path) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
 
 
-@pytest.mark.parametrize("configfile, levels", [("workflow/configs/ipc2023-cpu.yaml", 1),
+@pytest.mark.parametrize("configfile, levels", [("workflow/configs/ipc2023-cpu.yaml", 2),
                                                 ("workflow/configs/ipc2023.yaml", 3)])
 def test_ipc2023_configurations_dry_run(ipc_dir, tmp_path, configfile, levels):
     jobs = _dry_run_jobs(configfile, tmp_path / "results")

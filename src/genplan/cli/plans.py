@@ -81,7 +81,8 @@ def _check_plan_files_limits(a) -> None:
 
 def cmd_plan_files(a) -> int:
     from genplan.stages.fast_downward import Interrupted, interruptible
-    from genplan.stages.plans import TABLE_NAME, MalformedProblems, plan_files, problem_line, summary
+    from genplan.stages.plan_files import TABLE_NAME, plan_files, problem_line
+    from genplan.stages.plans import MalformedProblems, summary
 
     _check_plan_files_limits(a)
     malformed = None

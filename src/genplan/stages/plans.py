@@ -1,6 +1,6 @@
 """Stage 2: plan every problem of one (benchmark, domain, split) with Fast Downward, check every
-plan with VAL, and write the plans and one table of statuses (`plan_split`); and the same for
-loose problem files given by hand (`plan_files`).
+plan with VAL, and write the plans and one table of statuses (`plan_split`). Loose problem files
+given by hand: genplan.stages.plan_files, with the same records.
 
 Every problem is parsed with genplan.pddl_io before any planner runs: a malformed (or missing,
 or unsupported) problem is not planned; it gets a row with status `error` and the parser's reason,
@@ -25,8 +25,13 @@ from pathlib import Path
 from genplan import atomic, manifest, resume, val
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
-from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward, run_pool
 from genplan.progress import progress
+from genplan.stages.fast_downward import (
+    PlanResult,
+    plan_with_fallback,
+    run_fast_downward,
+    run_pool,
+)
 from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
@@ -42,7 +47,6 @@ NOT_PLANNED = "not planned: "  # the reason's prefix in a malformed problem's ro
 PLANNERS = {"astar_lmcut": ("astar_lmcut",), "gbfs_ff": ("gbfs_ff",), "gbfs_ff_eager": ("gbfs_ff_eager",),
             "lama_first": ("lama_first",),
             "lama_anytime": ("lama_anytime",), "default": ("astar_lmcut", "gbfs_ff")}
-TABLE_NAME = "plans.csv"  # `plan_files`' table, inside its output folder
 
 
 class MalformedProblems(GenplanError):
@@ -223,104 +227,6 @@ def _saved(problem: str, records: list[dict], out: Path) -> dict:
     """A finished problem as the sidecar keeps it: its rows and the plan files `_record` wrote."""
     names = {r["plan_file"] for r in records if r["plan_file"]} | {f"{problem}.plan"}
     return {"rows": records, "files": {n: (out / n).read_text() for n in sorted(names) if (out / n).is_file()}}
-
-
-def plan_files(domain: str | Path, problems: list[str | Path], planner: str, time_limit: float, memory_limit_mb: int,
-               out_dir: str | Path, threads: int = 1, on_problem=None) -> list[dict]:
-    """Plan loose problem files with one `planner` (PLANNERS; `default`: A* + LM-cut, then GBFS +
-    FF if A* neither finds a plan nor proves unsolvability), `time_limit` seconds each run.
-    Writes `out_dir` (replaced as a whole, atomically): `<problem>.plan` for every problem with a
-    VAL-valid plan, and the table `plans.csv` (a problem is named by its file's stem); a plan VAL
-    rejects is kept as `<problem>.<config>.rejected.plan`. `on_problem(name, rows)` is called for
-    each problem, in the given order, as its results come. Returns the table; MalformedProblems
-    after writing when some problem could not be parsed."""
-    if planner not in PLANNERS:
-        raise ValueError(f"Unknown value {planner=}. Must be from {sorted(PLANNERS)}")
-    domain = Path(domain)
-    out_dir = Path(out_dir)
-    rows, seen = [], {}
-    for p in map(Path, problems):
-        if p.resolve() == domain.resolve():
-            log.info("skipping %s: it is the domain file", p)
-            continue
-        if p.stem in seen:
-            raise GenplanError(f"two problems named {p.stem!r} ({seen[p.stem]} and {p}): plan files "
-                               "are named by the problem file's name, rename one", p)
-        seen[p.stem] = p
-        rows.append({"problem": p.stem, "path": p})
-    if not rows:
-        raise GenplanError("no problem file given")
-    _check_out_dir(out_dir)
-    malformed = _parse_problems(rows, domain)
-    configs = PLANNERS[planner]
-    cfg_time = {"time_limit": time_limit}
-
-    def plan_one(row):
-        if planner == "default":
-            return plan_with_fallback(domain, row["path"], cfg_time, cfg_time, memory_limit_mb)
-        return [run_fast_downward(domain, row["path"], planner, time_limit, memory_limit_mb)]
-
-    table: list[dict] = []
-    with atomic.output_dir(out_dir) as tmp_dir:
-        with run_pool(threads) as pool:
-            futures = {r["problem"]: pool.submit(plan_one, r) for r in rows if r["problem"] not in malformed}
-            for row in rows:
-                if row["problem"] in malformed:
-                    records = _not_planned(row, configs[:1], malformed[row["problem"]])
-                else:
-                    records = _record(row, futures[row["problem"]].result(), domain, Path(tmp_dir),
-                                      main_configs=configs, per_config_files=False)
-                table.extend(records)
-                if on_problem is not None:
-                    on_problem(row["problem"], records)
-        (Path(tmp_dir) / TABLE_NAME).write_text(csv_text(table, COLUMNS))
-    if malformed:
-        raise MalformedProblems(malformed, table, str(out_dir / TABLE_NAME))
-    return table
-
-
-def _check_out_dir(out_dir: Path) -> None:
-    """`plan_files` replaces its output folder: only an empty folder or one it wrote before (its
-    table's header) may be replaced, never a folder of other files."""
-    if not out_dir.exists():
-        return
-    if not out_dir.is_dir():
-        raise GenplanError("exists and is not a folder", out_dir)
-    if not any(out_dir.iterdir()):
-        return
-    table = out_dir / TABLE_NAME
-    try:
-        header = table.read_text().splitlines()[:1]
-    except (OSError, UnicodeDecodeError):
-        header = []
-    if header != [",".join(COLUMNS)]:
-        raise GenplanError(f"output folder exists and was not written by `genplan plan-files` (no {TABLE_NAME} "
-                           "of its own): choose a new or empty folder", out_dir)
-
-
-def problem_line(name: str, records: list[dict]) -> str:
-    """One line for a problem: status, configuration, plan length, time and VAL's verdict, e.g.
-    `p01: satisficing by gbfs_ff (after astar_lmcut: timeout), 12 steps, 3.10 s, VAL: valid`."""
-    if not records:
-        return f"{name}: no run"
-    chosen = next((r for r in records if r["valid"] == "yes"), records[-1])
-    if chosen["reason"].startswith(NOT_PLANNED):
-        return f"{name}: error, {chosen['reason']}"
-    before = records[:records.index(chosen)]
-    earlier = ", ".join(f"{r['config']}: {r['status']}" for r in before)
-    after = f" (after {earlier})" if before else ""
-    parts = [f"{name}: {chosen['status']} by {chosen['config']}{after}"]
-    if chosen["plan_length"] != "":
-        parts.append(f"{chosen['plan_length']} steps")
-    total = sum(float(r["time"]) for r in records if r["time"] != "")
-    parts.append(f"{total:.2f} s")
-    if chosen["valid"] == "yes":
-        parts.append("VAL: valid")
-    elif chosen["valid"] == "no":
-        parts.append("VAL: rejected: " + chosen["reason"].removeprefix("VAL rejected the plan: "))
-    else:
-        parts.append("VAL: no plan" + (f" ({chosen['reason']})" if chosen["reason"] else ""))
-    return ", ".join(parts)
 
 
 def _record(row: dict, results: list[PlanResult], domain: Path, out: Path, main_configs=MAIN_CONFIGS,
