@@ -96,7 +96,8 @@ def _rows(path: Path) -> list[dict]:
 def test_coverage_quality_and_agile_by_hand(results):
     written = build_report("ipc2023", results, results)
     assert {p.name for p in written} == {"ipc2023-levels.csv", "ipc2023-levels.md", "ipc2023-domains.csv",
-                                         "ipc2023-domains.md", "ipc2023-coverage-time.png", "ipc2023-coverage-time.pdf"}
+                                         "ipc2023-domains.md", "ipc2023-learned-vs-lama.csv", "ipc2023-learned-vs-lama.md",
+                                         "ipc2023-coverage-time.png", "ipc2023-coverage-time.pdf"}
     levels = {(r["domain"], r["planner"]): r for r in _rows(results / "tables" / "ipc2023-levels.csv")}
     expected = {  # (domain, planner): solved, quality, agile, problems, seeds
         ("blocksworld", "FD LAMA-first"): (2, 1 + 8 / 10, 1 + _agile(10), 3, 1),
@@ -230,3 +231,25 @@ def test_the_papers_reports_never_run_on_an_ipc_only_configuration():
     for paper in ("symt", "plangpt", "diffusion", "state-centric"):
         assert not reports.runs(paper, ["ipc2023"], families)
         assert reports.runs(paper, ["paper"], families)
+
+
+def test_learned_against_lama_first_counts_the_levels_both_ran():
+    """ipc2023-learned-vs-lama: a learned model compared with LAMA-first on the levels both ran only,
+    its solved count the mean over seeds; a level LAMA-first did not run is left out."""
+    from genplan.report import ipc_scores
+    from genplan.report.papers.ipc2023 import versus_rows
+
+    def run(system, variant, model, strategy, seed, level, solved, n=3, domain="ferry"):
+        r = ipc_scores.Run(domain, level, system, variant, model, strategy, seed, 60.0, None, "x")
+        r.scores = {f"p{i}": (i < solved, 1.0, 1.0, 1.0) for i in range(n)}
+        return r
+
+    runs = [run("fast_downward", "lama_first", "", "", "", "easy", 3), run("fast_downward", "lama_first", "", "", "", "medium", 1),
+            run("learned_heuristic", "ridge", "h", "gbfs", "1", "easy", 3), run("learned_heuristic", "ridge", "h", "gbfs", "2", "easy", 2),
+            run("learned_heuristic", "ridge", "h", "gbfs", "1", "medium", 2), run("learned_heuristic", "ridge", "h", "gbfs", "2", "medium", 2),
+            run("learned_heuristic", "ridge", "h", "gbfs", "1", "hard", 3)]  # no LAMA-first on hard: left out
+    (row,) = versus_rows(runs)
+    assert row["levels"] == "easy+medium" and row["n_problems"] == 6
+    assert row["solved"] == 4.5 and row["lama_first_solved"] == 4 and row["at_least_lama_first"] is True
+    runs[1] = run("fast_downward", "lama_first", "", "", "", "medium", 3)
+    assert versus_rows(runs)[0]["at_least_lama_first"] is False

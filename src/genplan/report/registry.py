@@ -100,7 +100,7 @@ REPORTS = {
     # problems solved against time (genplan.report.papers.ipc2023).
     "ipc2023": Report(
         rule="report_ipc2023", module="genplan.report.papers.ipc2023", category="6. IPC 2023 learning track",
-        tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains") for ext in ("csv", "md")],
+        tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains", "learned-vs-lama") for ext in ("csv", "md")],
         figures=[("ipc2023-coverage-time", ext) for ext in ("png", "pdf")],
         reads={ALL: ()}, plans="evaluated", benchmarks=("ipc2023",), bounds=True),
 }

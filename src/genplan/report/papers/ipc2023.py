@@ -12,6 +12,9 @@ Outputs (genplan.report.registry):
 - tables/ipc2023-domains.{csv,md}: the same per domain over the levels run (column `levels`) and in
   total, our rows (`kind` ours) followed by the anchors (`kind` published; out of 90 per domain, 900 in
   total, every level);
+- tables/ipc2023-learned-vs-lama.{csv,md}: the issue's yardstick, per learned model and strategy and per
+  domain, the problems it solved beside LAMA-first's on the same levels (those both ran), and whether
+  it solved at least as many; the heading counts the domains where it did;
 - figures/ipc2023-coverage-time.{png,pdf}: problems solved against time per planner (genplan.report.ipc_figure).
 
 Without results of the benchmark (a configuration that does not run it) the tables hold the anchors
@@ -34,6 +37,9 @@ LEVEL_COLUMNS = ["benchmark", "domain", "level", "planner", "system", "variant",
 DOMAIN_COLUMNS = ["benchmark", "domain", "kind", "planner", "system", "variant", "model", "strategy", "levels",
                   "budget_s", "memory", "hardware", "n_seeds", "n_problems", "solved", "solved_std", "quality",
                   "quality_std", "agile", "agile_std", "refused", "source"]
+VERSUS_COLUMNS = ["benchmark", "domain", "planner", "system", "variant", "model", "strategy", "levels", "budget_s",
+                  "n_problems", "solved", "lama_first_solved", "at_least_lama_first"]
+LAMA = "lama_first"
 OURS_HARDWARE = "our run (the configuration's machine)"
 ANCHOR_NAMES = {"GOFAI": "GOFAI (track winner)", "WL-GOOSE": "WL-GOOSE (rank-SVM, WL on ILG)"}
 
@@ -149,11 +155,52 @@ def write_domains(rows: list[dict], runs, lay: Layout) -> list[Path]:
     return [csv_path, md_path]
 
 
+def versus_rows(runs: list[ipc_scores.Run]) -> list[dict]:
+    """ipc2023-learned-vs-lama: per learned (model, strategy) and domain, over the levels where both it and
+    LAMA-first ran, the problems solved by each (a learned model's mean over seeds)."""
+    lama = {(r.domain, r.level): r for r in runs if r.system == ipc_scores.FD and r.variant == LAMA}
+    learned = [r for r in runs if r.system != ipc_scores.FD and (r.domain, r.level) in lama]
+    out = []
+    for key in sorted({(r.model, r.strategy, r.domain) for r in learned}):
+        mine = [r for r in learned if (r.model, r.strategy, r.domain) == key]
+        levels = [lv for lv in LEVELS if any(r.level == lv for r in mine)]
+        seeds = sorted({r.seed for r in mine})
+        solved = sum(sum(ok for ok, *_ in r.scores.values()) for r in mine) / len(seeds)
+        theirs = sum(sum(ok for ok, *_ in lama[(key[2], lv)].scores.values()) for lv in levels)
+        budgets = sorted({r.budget for r in mine if r.budget is not None} |
+                         {lama[(key[2], lv)].budget for lv in levels if lama[(key[2], lv)].budget is not None})
+        first = mine[0]
+        out.append({"benchmark": BENCHMARK, "domain": key[2], "planner": first.planner, "system": first.system,
+                    "variant": first.variant, "model": key[0], "strategy": key[1], "levels": "+".join(levels),
+                    "budget_s": _seconds(budgets), "n_problems": sum(len(lama[(key[2], lv)].scores) for lv in levels),
+                    "solved": solved, "lama_first_solved": theirs, "at_least_lama_first": solved >= theirs})
+    return out
+
+
+def write_versus(rows: list[dict], runs, lay: Layout) -> list[Path]:
+    csv_path, md_path = Path(lay.table("ipc2023-learned-vs-lama", "csv")), Path(lay.table("ipc2023-learned-vs-lama", "md"))
+    tables.write_csv(csv_path, [{k: ("yes" if r[k] is True else "no" if r[k] is False else _num(r[k], 2))
+                                 for k in VERSUS_COLUMNS} for r in rows], VERSUS_COLUMNS)
+    counts = []
+    for planner in sorted({r["planner"] for r in rows}):
+        mine = [r for r in rows if r["planner"] == planner]
+        counts.append(f"{planner}: at least LAMA-first's coverage in {sum(r['at_least_lama_first'] for r in mine)} "
+                      f"of {len(mine)} domains")
+    md_rows = [[r["domain"], r["planner"], r["levels"], f"{r['budget_s']} s", f"{_num(r['solved'], 1 if r['solved'] % 1 else 0)}/{r['n_problems']}",
+                f"{r['lama_first_solved']}/{r['n_problems']}", "yes" if r["at_least_lama_first"] else "no"] for r in rows]
+    notes = ("Problems solved (VAL-valid) on the levels both ran, at the same per-problem budget. "
+             + ("; ".join(counts) + "." if counts else budget_phrase(runs).capitalize() + "."))
+    atomic.write_text(md_path, _markdown(f"IPC 2023 learning track: learned planners against LAMA-first ({budget_phrase(runs)})",
+                                         ["domain", "planner", "levels", "budget", "solved", "LAMA-first",
+                                          "at least LAMA-first"], md_rows, notes))
+    return [csv_path, md_path]
+
+
 def build(results: Path, out_dir: Path, published=None) -> list[Path]:
     """Every table and figure of the module doc; nothing is written when a run is refused (a plan cheaper
     than the best known, a solved problem without a declared budget or a best known cost)."""
     runs = ipc_scores.scored_runs(Path(results))
     levels, domains = level_rows(runs), domain_rows(runs, ipc2023_anchors())
     lay = Layout(str(out_dir))
-    written = write_levels(levels, runs, lay) + write_domains(domains, runs, lay)
+    written = write_levels(levels, runs, lay) + write_domains(domains, runs, lay) + write_versus(versus_rows(runs), runs, lay)
     return written + ipc_figure.coverage_time(runs, Path(lay.figure("ipc2023-coverage-time", "png")).with_suffix(""))
