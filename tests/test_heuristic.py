@@ -16,7 +16,7 @@ from conftest import run_cli
 from genplan import registry
 from genplan.datasets.statespace import load_split
 from genplan.planners.base import Problem
-from genplan.planners.search import UNLIMITED, Guidance, Rules, SearchLimits, descent, gbfs
+from genplan.planners.search import UNLIMITED, Guidance, Rules, SearchLimits, descent, gbfs, lazy_gbfs
 
 SIZES = {"sizes": {"train": [3, 4], "validation": [4], "interpolation": [4], "extrapolation": [7]},
          "per_size": {"train": 2, "validation": 1, "interpolation": 1, "extrapolation": 1}}
@@ -220,3 +220,25 @@ def test_max_states_draws_that_many_states_even_when_a_space_gets_none(blocks):
     ckpt = _train(blocks, "ridge", "-sampled", max_states=5)  # 5 of every state: most spaces contribute nothing
     summary = json.loads(ckpt.with_name("summary.json").read_text())
     assert summary["train_states"] == 5 and registry.load_model(ckpt).dim == summary["feature_dim"]
+
+
+def test_lazy_gbfs_evaluates_one_state_per_expansion_and_finds_a_valid_plan(blocks):
+    """lazy-gbfs: h is computed for the expanded state only (one call of one state per expansion,
+    where eager GBFS evaluates every new successor); with h* it reaches the goal; its node limit holds."""
+    for space in _spaces(blocks):
+        task = _problem(blocks, "train", space.name).mimir
+        calls = []
+        oracle = _oracle(task, space)
+
+        def counted(states, oracle=oracle):
+            calls.append(len(states))
+            return oracle(states)
+
+        res = lazy_gbfs(task, counted, SearchLimits())
+        assert res.reason == "goal" and set(calls) <= {1} and len(calls) == res.expanded == res.evaluated
+        state = task.initial_state()
+        for action in res.plan:
+            state = task.apply(state, action)
+        assert task.is_goal(state)
+    res = lazy_gbfs(task, lambda states: np.zeros(len(states)), SearchLimits(max_expansions=2))
+    assert res.reason in ("node_limit", "goal") and res.expanded <= 2

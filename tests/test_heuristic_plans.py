@@ -142,6 +142,9 @@ def test_the_workflow_trains_a_plans_entry_on_trajectories_and_problems_only():
     assert fam.impl.trains_from({"train": {"alpha": 0.1}}) == ("trajectories", "statespaces")
     assert fam.impl.check("h", {"train": {"data": "plans", "max_states": 10}})  # max_states draws from state spaces
     assert fam.impl.check("h", {"train": {"data": "plans", "max_siblings": 10}}) == []
+    # XGBoost would read the sparse rows' zeros as missing values: refused by name
+    assert "learner xgb cannot train" in fam.impl.check("h", {"learner": "xgb", "train": {"data": "plans"}})[0]
+    assert fam.impl.check("h", {"learner": "xgb", "train": {"alpha": 0.1}}) == []
 
 
 def test_ridge_dual_form_for_wide_features_equals_the_primal(monkeypatch):
@@ -175,10 +178,19 @@ def test_sparse_rows_fit_and_dedupe_as_the_dense_ones(monkeypatch):
         wd, bd = learners.fit_ridge(dense, y, w, 0.1)
         np.testing.assert_allclose(ws, wd, atol=1e-9)
         assert abs(bs - bd) < 1e-9
+    before = (X.indptr.copy(), X.indices.copy(), X.data.copy())
     Xu, yu, tu, inv = learners.dedupe(X, y, w)
     Du, ydu, tdu, invd = learners.dedupe(dense, y, w)
+    assert all(np.array_equal(a, b) for a, b in zip(before, (X.indptr, X.indices, X.data)))  # X left as it was
     assert Xu.shape[0] == Du.shape[0] == 39 and inv[5] == inv[7]
+    np.testing.assert_array_equal(Xu[inv].toarray(), dense)  # every row maps back to its own features
+    np.testing.assert_allclose(yu[inv], np.where(np.isin(np.arange(40), [5, 7]), (w[5] * y[5] + w[7] * y[7]) /
+                                                 (w[5] + w[7]), y))
     np.testing.assert_allclose(np.sort(yu), np.sort(ydu))
+    # a row holding a stored zero equals the same row without it; an all-zero row is a row of its own
+    Z = sparse.csr_matrix((np.array([0.0, 2.0, 2.0]), np.array([1, 3, 3]), np.array([0, 2, 3, 3])), shape=(3, 150))
+    inv = learners.dedupe(Z, np.zeros(3))[3]
+    assert inv[0] == inv[1] != inv[2]
     better, worse = np.arange(0, 20), np.arange(20, 40)
     rs, _, _ = learners.fit_rank(X, better, worse, 0.1, 50)
     rd, _, _ = learners.fit_rank(dense, better, worse, 0.1, 50)

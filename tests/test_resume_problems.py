@@ -225,3 +225,26 @@ def test_evaluate_replans_under_other_settings_or_a_corrupt_record(blind, tmp_pa
     other = {"search": {**SEARCH["search"], "max_expansions": 9999}}
     _evaluate(blind, out, settings=other)
     assert len(calls) == 5 and not resume.sidecar_path(out).exists()
+
+
+def test_a_run_a_signal_ended_is_never_kept_for_a_rerun():
+    """The driver killed (-n), or its search killed and passed on as 256 - n (247 SIGKILL, 241
+    SIGTERM): not kept; the search's own CPU limit (SIGXCPU: -24, 232), a clean exit or an
+    ordinary error code: kept."""
+    from genplan.stages.fast_downward import PlanResult
+    from genplan.stages.plans import _signalled
+
+    def ended(code):
+        return _signalled(PlanResult("lama_first", "error", None, 1.0, "", code))
+
+    assert all(ended(c) for c in (-9, -15, 247, 241))
+    assert not any(ended(c) for c in (None, 0, 1, 12, 23, -24, 232))
+
+
+def test_the_resume_key_changes_with_genplan_source(monkeypatch):
+    """A record made before a code change is not reused after it: genplan's source is in every key."""
+    from genplan import resume
+
+    before = resume.key(problem="p01")
+    monkeypatch.setitem(resume.versions(), "genplan_source", "another")
+    assert resume.key(problem="p01") != before and "genplan_source" in resume.versions()

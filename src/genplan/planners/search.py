@@ -195,7 +195,8 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, ti
 
 def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
               ) -> SearchResult:
-    """Lazy greedy best-first search (as Fast Downward's `lazy_greedy` without preferred operators):
+    """Lazy greedy best-first search (Fast Downward's `lazy_greedy` without preferred operators, but with
+    the goal test and duplicate detection at generation, as our `gbfs`):
     a state's h is computed when it is expanded, not when it is generated; its successors enter
     the open list with their parent's h (ties: first in, first out). One heuristic call of one
     state per expansion, where eager GBFS evaluates every new successor. Duplicates, the goal test
@@ -214,8 +215,8 @@ def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimit
     while open_list:
         if _stopped(res, limits, start):
             return _done(res, start)
-        clock.lap("queue")
         _, _, node = heapq.heappop(open_list)
+        clock.lap("queue")
         h = float(_evaluate(heuristic, [states[node]], res)[0])
         if res.h_init is None:
             res.h_init = h

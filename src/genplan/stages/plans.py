@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import signal
 from collections import Counter
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -219,8 +220,14 @@ def _resume_keys(domain: Path, split: str, cfg: dict, rows: list[dict]) -> dict[
 
 def _signalled(res: PlanResult) -> bool:
     """A run ended by a signal other than its own CPU limit's (SIGXCPU): a job's SIGTERM may reach
-    Fast Downward before it reaches this process; its result is not kept for a rerun."""
-    return res.returncode is not None and res.returncode < 0 and res.returncode != -24
+    Fast Downward before it reaches this process; its result is not kept for a rerun. The driver
+    ended by a signal exits -n; a search process ended by one, the driver passes on as 256 - n
+    (Fast Downward's driver/main.py: 247 for SIGKILL, 241 for SIGTERM; 232 is SIGXCPU)."""
+    code = res.returncode
+    if code is None:
+        return False
+    sig = -code if code < 0 else 256 - code if code > 128 else None
+    return sig is not None and sig != signal.SIGXCPU
 
 
 def _saved(problem: str, records: list[dict], out: Path) -> dict:

@@ -49,7 +49,15 @@ def check(name: str, settings: dict) -> list[str]:
         HeuristicTraining(**(settings.get("train") or {}))
     except (TypeError, ValueError) as exc:
         return [f"train: {exc}"]
+    if settings.get("learner") == "xgb" and (settings.get("train") or {}).get("data") == "plans":
+        return [XGB_FROM_PLANS]
     return []
+
+
+# XGBoost reads the entries a sparse matrix does not store as missing values, not as zeros: trained on
+# the sparse rows of `data: plans`, its trees would branch otherwise on the dense rows the search gives
+XGB_FROM_PLANS = ("learner xgb cannot train with `train: {data: plans}` (its WL feature rows are sparse, and "
+                  "XGBoost would read their zeros as missing values): use ridge or rank")
 
 
 def trains_from(settings: dict) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ trains on the IPC 2023 learning track, whose training problems are too large to 
 
 Features: the WL colours are collected on the training states only (plan states; with `rank`
 their siblings too), each state converted from pymimir exactly as at inference
-(`model.MimirStates`). `ridge` and `xgb` regress the plan length to go of the plan states (states
+(`model.MimirStates`). `ridge` regresses the plan length to go of the plan states (states
 with equal features merged into one weighted row, `learners.dedupe`); `rank` orders the pairs of
 `PlanNeighbourhood.pairs`. The feature rows are kept sparse (scipy CSR) from wlplan's output on:
 the WL colours of object-rich domains number 10^5 (Rovers 153,097), each state holding few."""
@@ -31,11 +31,11 @@ EMBED_CHUNK = 64  # states embedded per wlplan call: `embed` returns dense Pytho
 
 @dataclass
 class PlanData:
-    X: np.ndarray  # distinct feature rows of the plan states (the regression rows)
+    X: sparse.csr_matrix  # distinct feature rows of the plan states (the regression rows)
     y: np.ndarray  # their weighted mean plan length to go
     weight: np.ndarray
     goal_rows: np.ndarray  # rows of X holding a plan's last state
-    X_rank: np.ndarray | None  # rank: distinct rows of plan states and siblings
+    X_rank: sparse.csr_matrix | None  # rank: distinct rows of plan states and siblings
     better: np.ndarray | None  # rank: pairs, rows of X_rank
     worse: np.ndarray | None
     counts: dict  # what the summary reports

@@ -103,7 +103,7 @@ def _sparse_row_digests(X) -> np.ndarray:
     stored zeros), so that equal rows have equal digests."""
     import hashlib
 
-    X = sparse.csr_matrix(X)
+    X = sparse.csr_matrix(X, copy=True)  # the caller's matrix is left as it is
     X.eliminate_zeros()
     X.sort_indices()
     ind, dat, ptr = X.indices, X.data, X.indptr
@@ -168,7 +168,8 @@ def _fit_ridge_sparse(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tup
         ra = root * np.linalg.solve(K, root * t)
         w = np.asarray(X.T @ ra).reshape(-1) - mean_x * float(ra.sum())
         return w, mean_y - float(mean_x @ w)
-    A = (X.T @ X.multiply(weight[:, None]).tocsr()).toarray() - total * np.outer(mean_x, mean_x)
+    A = (X.T @ X.multiply(weight[:, None]).tocsr()).toarray()
+    A -= total * np.outer(mean_x, mean_x)
     A[np.diag_indices_from(A)] += alpha
     rhs = np.asarray(X.T @ (weight * t)).reshape(-1)
     try:
@@ -201,7 +202,7 @@ def rank_pairs(h_star: np.ndarray, src: np.ndarray, dst: np.ndarray) -> tuple[np
     return np.concatenate(better), np.concatenate(worse)
 
 
-def fit_rank(X: np.ndarray, better: np.ndarray, worse: np.ndarray, alpha: float,
+def fit_rank(X, better: np.ndarray, worse: np.ndarray, alpha: float,
              iterations: int) -> tuple[np.ndarray, float, dict]:
     """w minimising sum over pairs max(0, 1 - (w.x_worse - w.x_better))^2 + alpha |w|^2 (L-BFGS);
     pairs index rows of X (duplicate pairs count as often as they occur)."""

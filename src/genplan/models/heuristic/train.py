@@ -216,7 +216,10 @@ def _from_statespaces(name, domain, files, learner, opts, enc_opts, seed, thread
 def _from_plans(name, domain, files, learner, opts, enc_opts, seed, threads, device):
     """The plan states with their plan length to go and, for `rank`, their siblings (from_plans)."""
     from genplan.models.heuristic import from_plans
+    from genplan.models.heuristic.family import XGB_FROM_PLANS
 
+    if learner == "xgb":
+        raise GenplanError(XGB_FROM_PLANS)
     doc, traj, problems, encoder = from_plans.read(domain, files, enc_opts)
     encoder, data = from_plans.plan_data(name, doc, traj, problems, encoder, learner, opts, seed)
     feats = Features(data.X, data.y, data.weight, [], data.counts["plan_states"], data.goal_rows)
