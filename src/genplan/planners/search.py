@@ -1,5 +1,6 @@
-"""Heuristic search over pymimir successors: eager greedy best-first search and greedy descent,
-for any model that scores states (`genplan.planners.base.Heuristic`: `bind(problem) -> h`, h a
+"""Heuristic search over pymimir successors: eager and lazy greedy best-first search (their code
+in genplan.planners.best_first, re-exported here), greedy descent, and the planner interface over
+them, for any model that scores states (`genplan.planners.base.Heuristic`: `bind(problem) -> h`, h a
 map from a batch of the problem's pymimir states to numbers): the heuristic family's learned
 heuristics, SymT^E's estimate, or h* itself in the tests.
 
@@ -38,41 +39,29 @@ unsolvable).
 
 from __future__ import annotations
 
-import heapq
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from genplan.errors import GenplanError
 from genplan.planners.base import Attempt
+from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLIMITED: this module's API too
+    UNLIMITED,
+    SearchLimits,
+    SearchResult,
+    _done,
+    _evaluate,
+    _stopped,
+    _successors,
+    gbfs,
+    lazy_gbfs,
+)
 
 KINDS = ("gbfs", "lazy-gbfs", "descent", "heuristic-greedy")
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
-
-
-@dataclass(frozen=True)
-class SearchLimits:
-    max_expansions: int | float = 100_000
-    time_limit: float = 60.0  # seconds, per problem
-
-    def __post_init__(self):
-        if self.max_expansions < 1 or self.time_limit <= 0:
-            raise ValueError(f"invalid search limits: {self}")
-
-    @classmethod
-    def from_settings(cls, settings: dict | None) -> SearchLimits:
-        settings = dict(settings or {})
-        unknown = sorted(set(settings) - {"max_expansions", "time_limit"})
-        if unknown:
-            raise ValueError(f"unknown search settings {unknown} (known: max_expansions, time_limit)")
-        return cls(**settings)
-
-
-UNLIMITED = SearchLimits(math.inf, math.inf)
 
 
 @dataclass(frozen=True)
@@ -109,162 +98,6 @@ class Guidance:
     def rules(self, objects: int) -> Rules:
         horizon = max(self.horizon_min, self.horizon_per_object * objects)
         return Rules("pymimir", "entered", horizon, self.max_tokens)
-
-
-@dataclass
-class SearchResult:
-    plan: list  # ground actions, package representation
-    reason: str  # goal | node_limit | time_limit | dead_end | horizon
-    expanded: int = 0
-    generated: int = 0
-    evaluated: int = 0  # states given to the heuristic
-    heuristic_calls: int = 0
-    h_init: float | None = None
-    tokens: int = 0  # plan tokens (descent: 1 + arity an action)
-    time: float = 0.0
-    counters: dict = field(default_factory=dict)
-
-
-def _successors(task, state, order: str = "lexicographic") -> list[tuple[tuple, object]]:
-    """(action, successor state) pairs in pymimir's order or the lexicographic order of the actions' names."""
-    if order == "pymimir":
-        return task.successors(state)
-    pairs = [(task.action(a), a) for a in state.generate_applicable_actions()]
-    pairs.sort(key=lambda p: p[0])
-    return [(name, a.apply(state)) for name, a in pairs]
-
-
-def _evaluate(heuristic: Callable[[list], np.ndarray], states: list, res: SearchResult) -> np.ndarray:
-    """h of a batch of states in one call, counted in `res`."""
-    h = np.asarray(heuristic(states), dtype=np.float64)
-    res.evaluated += len(states)
-    res.heuristic_calls += 1
-    return h
-
-
-class _Clock:
-    """Seconds per part of a search (`timers`: successors, goal_and_duplicates, heuristic, queue),
-    kept only when the caller passes a dict (the search-speed benchmark); otherwise free."""
-
-    def __init__(self, timers: dict | None):
-        self.timers = timers
-        self.last = time.perf_counter() if timers is not None else 0.0
-
-    def lap(self, part: str) -> None:
-        if self.timers is not None:
-            now = time.perf_counter()
-            self.timers[part] = self.timers.get(part, 0.0) + now - self.last
-            self.last = now
-
-
-def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
-         ) -> SearchResult:
-    """Eager greedy best-first search from the task's initial state (see the module docstring)."""
-    start = time.perf_counter()
-    clock = _Clock(timers)
-    s0 = task.initial_state()
-    res = SearchResult([], "dead_end")
-    if task.is_goal(s0):
-        res.reason = "goal"
-        return _done(res, start)
-    res.h_init = float(_evaluate(heuristic, [s0], res)[0])
-    states, parent, via = [s0], [-1], [None]  # node id -> state, parent node, action
-    seen = {s0.get_index()}
-    open_list = [(res.h_init, 0, 0)]  # (h, generation order, node)
-    counter = 1
-    while open_list:
-        if _stopped(res, limits, start):
-            return _done(res, start)
-        clock.lap("queue")
-        _, _, node = heapq.heappop(open_list)
-        res.expanded += 1
-        successors = _successors(task, states[node])
-        clock.lap("successors")
-        new = _generate(task, node, successors, (states, parent, via, seen), res)
-        clock.lap("goal_and_duplicates")
-        if res.reason == "goal":
-            return _done(res, start)
-        if new:
-            values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
-            clock.lap("heuristic")
-            for c, value in zip(new, values):
-                heapq.heappush(open_list, (value, counter, c))
-                counter += 1
-    return _done(res, start)  # open list exhausted: no plan exists
-
-
-def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
-              ) -> SearchResult:
-    """Lazy greedy best-first search (Fast Downward's `lazy_greedy` without preferred operators, but with
-    the goal test and duplicate detection at generation, as our `gbfs`):
-    a state's h is computed when it is expanded, not when it is generated; its successors enter
-    the open list with their parent's h (ties: first in, first out). One heuristic call of one
-    state per expansion, where eager GBFS evaluates every new successor. Duplicates, the goal test
-    at generation, the successor order and the limits are as `gbfs`'s."""
-    start = time.perf_counter()
-    clock = _Clock(timers)
-    s0 = task.initial_state()
-    res = SearchResult([], "dead_end")
-    if task.is_goal(s0):
-        res.reason = "goal"
-        return _done(res, start)
-    states, parent, via = [s0], [-1], [None]
-    seen = {s0.get_index()}
-    open_list = [(0.0, 0, 0)]  # (parent's h, generation order, node)
-    counter = 1
-    while open_list:
-        if _stopped(res, limits, start):
-            return _done(res, start)
-        _, _, node = heapq.heappop(open_list)
-        clock.lap("queue")
-        h = float(_evaluate(heuristic, [states[node]], res)[0])
-        if res.h_init is None:
-            res.h_init = h
-        clock.lap("heuristic")
-        res.expanded += 1
-        successors = _successors(task, states[node])
-        clock.lap("successors")
-        for child in _generate(task, node, successors, (states, parent, via, seen), res):
-            heapq.heappush(open_list, (h, counter, child))
-            counter += 1
-        clock.lap("goal_and_duplicates")
-        if res.reason == "goal":
-            return _done(res, start)
-    return _done(res, start)
-
-
-def _generate(task, node: int, successors, graph: tuple, res: SearchResult) -> list[int]:
-    """The search graph gains `node`'s successors not seen before (states, parent, via, seen); their
-    nodes, in order. At a goal successor the result gets its plan (reason "goal") and the nodes
-    generated before it are returned: the goal test at generation, as GBFS's and lazy GBFS's."""
-    states, parent, via, seen = graph
-    new = []
-    for action, succ in successors:
-        res.generated += 1
-        key = succ.get_index()
-        if key in seen:
-            continue
-        seen.add(key)
-        states.append(succ)
-        parent.append(node)
-        via.append(action)
-        child = len(states) - 1
-        if task.is_goal(succ):
-            res.plan, res.reason = _path(child, parent, via), "goal"
-            return new
-        new.append(child)
-    return new
-
-
-def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:
-    """The node or time limit is reached: the result's reason says which."""
-    if res.expanded >= limits.max_expansions:
-        res.reason = "node_limit"
-    elif time.perf_counter() - start > limits.time_limit:
-        res.reason = "time_limit"
-    else:
-        return False
-    return True
 
 
 def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits,
@@ -318,19 +151,6 @@ def _take(action, res: SearchResult, rules: Rules) -> bool:
     res.tokens += len(action)
     res.plan.append(action)
     return True
-
-
-def _path(node: int, parent: list, via: list) -> list:
-    plan = []
-    while parent[node] >= 0:
-        plan.append(via[node])
-        node = parent[node]
-    return plan[::-1]
-
-
-def _done(res: SearchResult, start: float) -> SearchResult:
-    res.time = time.perf_counter() - start
-    return res
 
 
 class HeuristicSearchPlanner:
