@@ -96,14 +96,11 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, ti
     """Eager greedy best-first search from the task's initial state (see the module docstring)."""
     start = time.perf_counter()
     clock = _Clock(timers)
-    s0 = task.initial_state()
-    res = SearchResult([], "dead_end")
-    if task.is_goal(s0):
-        res.reason = "goal"
+    res, graph = _root(task)
+    if res.reason == "goal":
         return _done(res, start)
-    res.h_init = float(_evaluate(heuristic, [s0], res)[0])
-    states, parent, via = [s0], [-1], [None]  # node id -> state, parent node, action
-    seen = {s0.get_index()}
+    states, parent, via, seen = graph
+    res.h_init = float(_evaluate(heuristic, [states[0]], res)[0])
     open_list = [(res.h_init, 0, 0)]  # (h, generation order, node)
     counter = 1
     while open_list:
@@ -137,13 +134,10 @@ def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimit
     at generation, the successor order and the limits are as `gbfs`'s."""
     start = time.perf_counter()
     clock = _Clock(timers)
-    s0 = task.initial_state()
-    res = SearchResult([], "dead_end")
-    if task.is_goal(s0):
-        res.reason = "goal"
+    res, graph = _root(task)
+    if res.reason == "goal":
         return _done(res, start)
-    states, parent, via = [s0], [-1], [None]
-    seen = {s0.get_index()}
+    states, parent, via, seen = graph
     open_list = [(0.0, 0, 0)]  # (parent's h, generation order, node)
     counter = 1
     while open_list:
@@ -165,6 +159,14 @@ def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimit
         if res.reason == "goal":
             return _done(res, start)
     return _done(res, start)
+
+
+def _root(task) -> tuple[SearchResult, tuple]:
+    """A best-first search's start: its result (reason `goal` when the initial state is one) and the
+    search graph (node id -> state, parent node, action; the seen state indices) holding the initial state."""
+    s0 = task.initial_state()
+    res = SearchResult([], "goal" if task.is_goal(s0) else "dead_end")
+    return res, ([s0], [-1], [None], {s0.get_index()})
 
 
 def _generate(task, node: int, successors, graph: tuple, res: SearchResult) -> list[int]:

@@ -137,12 +137,7 @@ def fit_ridge(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.nd
         return w, mean_y - float(mean_x @ w)
     A = (Xc * weight[:, None]).T @ Xc
     A[np.diag_indices_from(A)] += alpha
-    rhs = (Xc * weight[:, None]).T @ (y - mean_y)
-    try:
-        w = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:  # alpha = 0 and collinear features: the least-norm solution
-        w = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    return w, mean_y - float(mean_x @ w)
+    return _primal(A, (Xc * weight[:, None]).T @ (y - mean_y), mean_x, mean_y)
 
 
 def _fit_ridge_sparse(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
@@ -171,10 +166,14 @@ def _fit_ridge_sparse(X, y: np.ndarray, weight: np.ndarray, alpha: float) -> tup
     A = (X.T @ X.multiply(weight[:, None]).tocsr()).toarray()
     A -= total * np.outer(mean_x, mean_x)
     A[np.diag_indices_from(A)] += alpha
-    rhs = np.asarray(X.T @ (weight * t)).reshape(-1)
+    return _primal(A, np.asarray(X.T @ (weight * t)).reshape(-1), mean_x, mean_y)
+
+
+def _primal(A: np.ndarray, rhs: np.ndarray, mean_x: np.ndarray, mean_y: float) -> tuple[np.ndarray, float]:
+    """(w, b) of the centred normal equations A w = rhs, the intercept from the means."""
     try:
         w = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
+    except np.linalg.LinAlgError:  # alpha = 0 and collinear features: the least-norm solution
         w = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return w, mean_y - float(mean_x @ w)
 
