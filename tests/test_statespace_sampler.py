@@ -164,3 +164,18 @@ def test_sample_split_over_states_or_problems(gripper):
         sample_split(spaces, 1, 0, by="atom")
     with pytest.raises(GenplanError, match="no state-space files"):
         load_split(gripper["bench"])
+
+
+def test_sample_split_by_h_draws_each_goal_distance_alike(gripper):
+    spaces = load_split(gripper["spaces"])
+    h = np.concatenate([s.h_star[s.solvable] for s in spaces])
+    levels, counts = np.unique(h, return_counts=True)
+    assert counts.max() > 3 * counts.min(), "the fixture's goal distances are unevenly populated"
+    n = 4000
+    drawn = sample_split(spaces, n, seed=0, by="h")
+    assert drawn == sample_split(spaces, n, seed=0, by="h")
+    got = np.array([e.h_star for e in drawn])
+    for level in levels.tolist():  # about n / levels each, however many states hold that h*
+        assert abs((got == level).mean() - 1 / len(levels)) < 0.03, level
+    assert all(len(e.plan) == e.h_star for e in drawn)
+    assert {e.problem for e in drawn} == {s.name for s in spaces}

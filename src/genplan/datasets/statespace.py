@@ -10,7 +10,11 @@ appendices and section 6 "Experimental Setup" names no distribution). We read "s
 complete state space" literally: states are drawn i.i.d. (with replacement), uniformly over the
 states with finite h* (dead ends, h* = -1, are never drawn) and, over several problems, uniformly
 over the union of their states (`by="state"`, the default), so a problem weighs by its number of
-states. `by="problem"` draws a problem uniformly first, then one of its states.
+states. `by="problem"` draws a problem uniformly first, then one of its states. `by="h"` draws a
+goal distance uniformly among the values of h* the union holds, then a state of that h* uniformly
+over the union (issue 25: a uniform draw over the Blocksworld training spaces' 219,516 states is
+nearly all 7-block states far from the goal, and a SymT^E trained on it predicted h = 22 at goal
+states; runs/exp evidence in docs/sequence-recipe.md).
 
 Which plan: from state s, a successor s' under action a is optimal iff h*(s') = h*(s) - 1; the plan
 follows optimal successors, breaking ties uniformly at random with the one
@@ -35,7 +39,7 @@ from genplan.errors import GenplanError
 from genplan.pddl_io import Action, Atom, problem_to_pddl, str_to_atom
 from genplan.stages import statespace as stage
 
-SAMPLE_BY = ("state", "problem")
+SAMPLE_BY = ("state", "problem", "h")
 
 
 @dataclass
@@ -188,10 +192,10 @@ def sample_split(spaces: list[StateSpace], n: int, seed: int, by: str = "state")
     if not spaces:
         raise GenplanError("no state space with a state of finite h*: nothing to sample")
     rng = np.random.default_rng(seed)
-    if by == "state":
+    if by in ("state", "h"):
         sizes = np.array([len(s.solvable) for s in spaces], dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(sizes)])
-        flat = rng.integers(0, starts[-1], size=int(n))
+        flat = rng.integers(0, starts[-1], size=int(n)) if by == "state" else _by_h(spaces, int(n), rng)
         which = np.searchsorted(starts, flat, side="right") - 1
         local = flat - starts[which]
     else:
@@ -204,6 +208,18 @@ def sample_split(spaces: list[StateSpace], n: int, seed: int, by: str = "state")
             for row, ex in zip(rows.tolist(), space.examples(space.solvable[local[rows]], rng)):
                 out[row] = ex
     return out  # type: ignore[return-value]
+
+
+def _by_h(spaces: list[StateSpace], n: int, rng: np.random.Generator) -> np.ndarray:
+    """n positions in the union of the spaces' solvable states (concatenated in order): an h* value
+    drawn uniformly among those present, then a state of that h* uniformly."""
+    h = np.concatenate([s.h_star[s.solvable] for s in spaces])
+    levels, level_of = np.unique(h, return_inverse=True)
+    by_level = np.argsort(level_of, kind="stable")  # positions grouped by level, in order
+    counts = np.bincount(level_of, minlength=len(levels))
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    pick = rng.integers(0, len(levels), size=n)
+    return by_level[first[pick] + rng.integers(0, counts[pick])]
 
 
 def example_problem_pddl(example: Example, name: str | None = None) -> str:

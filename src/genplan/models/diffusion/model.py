@@ -44,6 +44,7 @@ class NetworkSettings:
 @dataclass
 class TrainSettings(base.TrainSettings):
     examples: int = 2000  # states sampled from the training state spaces
+    sample_by: str = "state"  # state-space draws: state (uniform over the states, the papers' reading) | problem | h
     schedule: str = "uniform"  # masking rate t ~ U(eps, 1), or `beta`: t ~ Beta(beta_a, beta_b) clipped to [eps, 1]
     beta_a: float = 2.0
     beta_b: float = 1.0  # Beta(2, 1): density 2t, biased toward high masking rates

@@ -58,7 +58,8 @@ def _cases(files: dict, settings: DiffusionSettings, seed: int):
                            "train.csv) and its trajectories (.json.gz), and validates on the validation split's "
                            f"trajectories; got --train {train} --validation {val}")
     doc = load(trajs[0])
-    cases, _ = statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)
+    cases, _ = statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed,
+                                by=settings.train.sample_by)
     return cases, trajectory_cases(load(vtrajs[0]), suffixes=False), doc, trajs[0]
 
 

@@ -32,6 +32,7 @@ class TrainSettings(base.TrainSettings):
     batch_size: int = 16
     stop: str = "ce"  # ce | ces
     examples: int = 2000  # symt protocol: states sampled from the training state spaces
+    sample_by: str = "state"  # state-space draws: state (uniform over the states, the papers' reading) | problem | h
     suffixes: bool = True  # plangpt protocol: every suffix of every plan too
     ces_problems: int = 20  # CES: validation problems planned (greedy) per selection
     track_coverage: bool = False  # CE too plans the validation problems every epoch (logged, not selected on)

@@ -45,7 +45,8 @@ def _cases(files: list, settings: PlanGPTSettings, seed: int, split: str) -> tup
         if not tables:
             raise GenplanError("the symt protocol samples the training state spaces: give the state-space table "
                                "(statespaces/<benchmark>/<domain>/train.csv) among --train")
-        cases = examples.statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed)[0]
+        cases = examples.statespace_cases(tables[0].with_suffix(""), settings.train.examples, seed,
+                                           by=settings.train.sample_by)[0]
         return cases, doc, "symt", tables[0]
     # validation (both protocols) and the plangpt protocol: the problems' own plans
     cases = examples.trajectory_cases(doc, suffixes=settings.train.suffixes and split == "train")

@@ -56,6 +56,7 @@ TRAINING_DATA = ("statespace", "plans")
 @dataclass
 class TrainSettings(base.TrainSettings):
     examples: int = 2000  # states sampled from the training state spaces (plans: plan states drawn, at most)
+    sample_by: str = "state"  # state-space draws: state (uniform over the states, the papers' reading) | problem | h
     val_examples: int = 500  # validation states (along the validation plans) at most
     data: str = "statespace"  # statespace: states of the full state spaces | plans: states along the training plans
     val_fraction: float = 0.1  # plans without a validation split: the training problems held out to select on
@@ -66,6 +67,8 @@ class TrainSettings(base.TrainSettings):
         out = asdict(self)
         if self.data == "statespace":
             del out["data"], out["val_fraction"]
+        if self.sample_by == "state":
+            del out["sample_by"]
         return out
 
 

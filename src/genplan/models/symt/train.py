@@ -121,7 +121,8 @@ def _cases(files: dict, settings: SymTSettings, seed: int):
                            "the trajectories files of the train and validation splits (.json.gz): give them with "
                            f"--train and --validation; got {files}")
     tr, goals = settings.train, settings.architecture == "encoder"  # SymT^E learns h = 0 at goal states
-    train_cases, info = statespace_cases(tables[0].with_suffix(""), tr.examples, seed, keep_goal_states=goals)
+    train_cases, info = statespace_cases(tables[0].with_suffix(""), tr.examples, seed, by=tr.sample_by,
+                                          keep_goal_states=goals)
     doc = load(trajs[0])
     val_cases = data.validation_cases(load(val_trajs[0]), tr.val_examples, seed, keep_goal_states=goals)
     if not val_cases:
