@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from genplan.nn.contrastive import attention_loss, combine, contrastive_losses, hidden_loss, renaming_pair
+from genplan.nn.contrastive import (attention_loss, combine, contrastive_losses, hidden_loss, renaming_pair,
+                                   stacked_losses)
 from genplan.nn.transformer import Transformer, TransformerConfig
 
 
@@ -63,6 +64,37 @@ def test_cross_attention_is_compared_and_gradients_flow():
     (att + hid).backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in enc.parameters())
 
+
+def test_stacked_copies_give_the_losses_and_gradients_of_the_separate_runs():
+    """Both copies in one batch (copy A rows 0..B-1, copy B rows B..2B-1), as SymT trains them:
+    the same sums and gradients as the copies' row slices handed to contrastive_losses."""
+    enc, dec = _net(), _net(causal=True, cross_attention=True)
+    x = torch.tensor([[3, 4, 5, 0], [7, 8, 9, 6], [3, 14, 5, 0], [7, 13, 9, 6]])
+    y = torch.tensor([[6, 7, 0], [6, 8, 9], [6, 7, 0], [6, 8, 9]])
+    xm, ym = x != 0, y != 0
+    kw = dict(return_attentions=True, return_hidden=True)
+    grads = []
+    for stacked in (False, True):
+        for p in list(enc.parameters()) + list(dec.parameters()):
+            p.grad = None
+        e = enc(x, attention_mask=xm, **kw)
+        d = dec(y, attention_mask=ym, memory=e.hidden, memory_mask=xm, **kw)
+        masks, memory = [xm[:2], ym[:2]], [None, xm[:2]]
+        if stacked:
+            att, hid = stacked_losses([e, d], 4, masks=masks, memory_masks=memory)
+        else:
+            def rows(out, sl):
+                cross = None if out.cross_attentions is None else [a[sl] for a in out.cross_attentions]
+                return type(out)(logits=None, hidden=None, attentions=[a[sl] for a in out.attentions],
+                                 cross_attentions=cross, hidden_states=[h[sl] for h in out.hidden_states])
+            att, hid = contrastive_losses([rows(e, slice(0, 2)), rows(d, slice(0, 2))],
+                                          [rows(e, slice(2, 4)), rows(d, slice(2, 4))], 4, masks=masks,
+                                          memory_masks=memory)
+        (att + hid).backward()
+        grads.append((att.detach(), hid.detach(), [p.grad.clone() for p in enc.parameters()]))
+    assert grads[0][0] > 0 and grads[0][1] > 0
+    assert torch.allclose(grads[0][0], grads[1][0]) and torch.allclose(grads[0][1], grads[1][1])
+    assert all(torch.allclose(g, h) for g, h in zip(grads[0][2], grads[1][2]))
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="return_attentions"):

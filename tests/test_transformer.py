@@ -159,6 +159,25 @@ def test_cross_attention_uses_the_memory():
         make()(x, memory=memory)
 
 
+
+@pytest.mark.parametrize("need", [False, True])
+def test_bidirectional_padding_uses_a_key_mask_equal_to_the_full_one(need):
+    model = make(causal=False, positions="rotary")
+    mask = torch.ones(3, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    key = model._self_mask(mask, 6, 0, need, "cpu")["mask"]
+    assert key.shape == (3, 1, 1, 6)  # broadcast over the queries, not built [B, 1, T, T]
+    all_padding = torch.cat([mask, torch.zeros(1, 6, dtype=torch.bool)])  # a row without a real key
+    full = model._self_mask(all_padding, 6, 0, need, "cpu")["mask"]
+    assert full.shape == (4, 1, 6, 6) and torch.equal(full[:3], key.expand(3, 1, 6, 6))
+    assert torch.equal(full[3, 0], torch.eye(6, dtype=torch.bool))  # its queries look at themselves
+    x = ids(B=4, T=6)
+    out = model(x[:3], attention_mask=mask, return_attentions=need)
+    ref = model(x, attention_mask=all_padding, return_attentions=need)
+    assert torch.allclose(out.logits, ref.logits[:3], atol=ATOL)
+    if need:
+        assert torch.allclose(out.attentions[0], ref.attentions[0][:3], atol=ATOL)
+
 # --- attention probabilities -------------------------------------------------------------------
 
 @pytest.mark.parametrize("kw", [dict(), dict(causal=False, positions="none"), dict(positions="rotary"),

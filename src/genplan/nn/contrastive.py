@@ -37,6 +37,9 @@ Signatures (all tensors on one device; float32 is used for the sums):
         outs_a, outs_b: sequences of TransformerOutput of the stacks (encoder, then decoder) of
         each copy, run with return_attentions and return_hidden; masks: per stack [B, T] or None;
         memory_masks: per stack [B, S] (the keys of its cross-attention) or None.
+    stacked_losses(outs, d_k, *, masks=None, memory_masks=None) -> (L_att, L_hid)
+        the same for stacks run once on both copies stacked along the batch (copy A in rows
+        0..B-1, copy B in rows B..2B-1); masks and memory_masks of copy A's rows.
     combine(pred, att, hid, weights=(1, 1, 1)) -> Tensor
         w1 * pred + w2 * att + w3 * hid; a zero weight drops its term (no 0 * NaN).
     renaming_pair(objects, types, vocab, rng, mode, per_type=None) -> (Renaming, Renaming)
@@ -48,6 +51,7 @@ Every loss is 0 for two identical copies and positive when they differ; all are 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -59,6 +63,14 @@ def _batch(tensors: Sequence) -> int:
         if t is not None:
             return t.shape[0]
     raise ValueError("no tensors to compare")
+
+
+def _pair_mask(query_mask, key_mask, T: int, K: int):
+    """[B, 1, T, K] (or a broadcastable part): True where both the query and the key are real; None
+    without masks. The masks' last T (queries) and K (keys) positions are the module's."""
+    q = None if query_mask is None else query_mask[:, None, -T:, None].bool()
+    k = None if key_mask is None else key_mask[:, None, None, -K:].bool()
+    return k if q is None else q if k is None else q & k
 
 
 def attention_loss(attn_a: Sequence, attn_b: Sequence, *, query_mask: torch.Tensor | None = None,
@@ -75,10 +87,9 @@ def attention_loss(attn_a: Sequence, attn_b: Sequence, *, query_mask: torch.Tens
             raise ValueError(f"attention shapes differ between the copies: "
                              f"{None if a is None else tuple(a.shape)} and {None if b is None else tuple(b.shape)}")
         d = (a.float() - b.float()) ** 2  # [B, H, T, K]
-        if query_mask is not None:
-            d = d * query_mask[:, None, -d.shape[2]:, None].to(d.dtype)
-        if key_mask is not None:
-            d = d * key_mask[:, None, None, -d.shape[3]:].to(d.dtype)
+        keep = _pair_mask(query_mask, key_mask, d.shape[2], d.shape[3])
+        if keep is not None:  # one product with the [B, 1, T, K] mask (0 or 1: the same sum as two)
+            d = d * keep.to(d.dtype)
         s = d.sum()
         total = s if total is None else total + s
     if total is None:
@@ -127,6 +138,37 @@ def contrastive_losses(outs_a: Sequence, outs_b: Sequence, d_k: int, *, masks: S
             att.append(attention_loss(oa.cross_attentions or [], ob.cross_attentions or [], query_mask=m, key_mask=mm))
         hid.append(hidden_loss(oa.hidden_states, ob.hidden_states, d_k, mask=m))
     return sum(att[1:], att[0]), sum(hid[1:], hid[0])
+
+
+@dataclass
+class _Copy:
+    """One copy's attention probabilities and hidden states (what contrastive_losses reads)."""
+    attentions: list | None
+    cross_attentions: list | None
+    hidden_states: list | None
+
+
+def _copies(out) -> tuple[_Copy, _Copy]:
+    """A stack's output run on both copies at once, split into copy A (rows 0..B-1) and copy B
+    (rows B..2B-1) by one `unbind` per tensor: its gradient is one stack, where a row slice per copy
+    fills a zero tensor of the whole batch each (the same values: issue 25)."""
+    def split(xs):
+        if xs is None:
+            return None, None
+        pairs = [(None, None) if x is None else x.unflatten(0, (2, -1)).unbind(0) for x in xs]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+    att, xatt, hid = split(out.attentions), split(out.cross_attentions), split(out.hidden_states)
+    return _Copy(att[0], xatt[0], hid[0]), _Copy(att[1], xatt[1], hid[1])
+
+
+def stacked_losses(outs: Sequence, d_k: int, *, masks: Sequence | None = None,
+                   memory_masks: Sequence | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """`contrastive_losses` of stacks run once on both copies stacked along the batch (copy A in
+    rows 0..B-1, copy B in rows B..2B-1, as genplan.models.symt.data batches them); `masks` and
+    `memory_masks` are copy A's (B rows), as contrastive_losses takes them."""
+    pairs = [_copies(o) for o in outs]
+    return contrastive_losses([a for a, _ in pairs], [b for _, b in pairs], d_k, masks=masks,
+                              memory_masks=memory_masks)
 
 
 def combine(pred: torch.Tensor, att: torch.Tensor | None, hid: torch.Tensor | None,

@@ -263,6 +263,12 @@ class Transformer(nn.Module):
         causal = self.config.causal
         if attention_mask is None and (not causal or (P == 0 and not need_probs)):
             return dict(mask=None, is_causal=causal and T > 1)
+        if not causal and attention_mask is not None:
+            real = attention_mask.bool()
+            if bool(real.any(-1).all()):
+                # bidirectional, every row with a real key: the key mask [B,1,1,P+T] broadcast over the
+                # queries is the [B,1,T,P+T] one below, without building it (SDPA runs faster on it too)
+                return dict(mask=real[:, None, None, :], is_causal=False)
         query, key = torch.arange(P, P + T, device=device)[:, None], torch.arange(P + T, device=device)[None]
         mask = (key <= query) if causal else torch.ones(T, P + T, dtype=torch.bool, device=device)
         mask = mask[None, None]

@@ -32,18 +32,9 @@ def _files(files: list, suffix: str) -> list[Path]:
     return [Path(f) for f in files if str(f).endswith(suffix)]
 
 
-def _half(out, sl):
-    """The rows `sl` of a TransformerOutput's attention and hidden-state lists."""
-    from genplan.nn.transformer import TransformerOutput
-
-    take = (lambda xs: None if xs is None else [None if x is None else x[sl] for x in xs])
-    return TransformerOutput(logits=None, hidden=None, attentions=take(out.attentions),
-                             cross_attentions=take(out.cross_attentions), hidden_states=take(out.hidden_states))
-
-
 def make_loss(settings: SymTSettings, dev):
     """loss_fn(net, batch) -> (loss, {pred, att, hid}) for the shared loop."""
-    from genplan.nn.contrastive import combine, contrastive_losses
+    from genplan.nn.contrastive import combine, stacked_losses
 
     decoder = settings.architecture == "encoder_decoder"
     w = settings.loss_weights
@@ -69,10 +60,9 @@ def make_loss(settings: SymTSettings, dev):
         pred = per_row.sum() / weight.sum().clamp(min=1)
         if not need:
             return combine(pred, None, None, w), {"pred": pred.item()}
-        a, b = slice(0, B), slice(B, 2 * B)
-        att, hid = contrastive_losses([_half(s, a) for s in stacks], [_half(s, b) for s in stacks], net.d_k,
-                                      masks=[m[a] for m in masks],
-                                      memory_masks=[None if m is None else m[a] for m in mem])
+        a = slice(0, B)  # copy A's rows; copy B's are B..2B-1
+        att, hid = stacked_losses(stacks, net.d_k, masks=[m[a] for m in masks],
+                                  memory_masks=[None if m is None else m[a] for m in mem])
         return combine(pred, att, hid, w), {"pred": pred.item(), "att": att.item(), "hid": hid.item()}
     return loss_fn
 
@@ -165,11 +155,12 @@ def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl:
     v_enc = data.encode(val_cases, vocab, info, np.random.default_rng(job.seed), "sorted", settings.per_type,
                         decoder, max_len)
     loss_fn = make_loss(settings, job.device)
+    prepared = data.prepare(train_cases, vocab, info, settings.per_type, decoder)  # encoded once, renamed per epoch
 
     def make_batches(gen):
         """Objects renamed afresh every epoch, from the loop's generator (a resumed job draws the same)."""
         rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
-        enc = data.encode(train_cases, vocab, info, rng, _rename(settings), settings.per_type, decoder, max_len)
+        enc = data.encode(prepared, vocab, info, rng, _rename(settings), settings.per_type, decoder, max_len)
         order = torch.randperm(len(enc.rows), generator=gen).tolist()
         return data.batches(enc, tr.batch_size, order, vocab.pad_id)
 
