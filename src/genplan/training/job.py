@@ -71,6 +71,7 @@ class Job:
     requested_device: str = "auto"
     on_epoch: Callable[[int], None] | None = None
     start: float = field(default_factory=time.perf_counter)
+    start_cpu: float = field(default_factory=time.process_time)  # this process's CPU time at the start
     device: str = field(init=False)  # where it trains: `choose_device(requested_device)`
 
     def __post_init__(self):
@@ -107,10 +108,13 @@ class Job:
 
     def outcome(self, state, **more) -> dict:
         """The summary's closing fields: epochs, best epoch and score, divergences, `more`, the epoch
-        resumed from, training and job times."""
+        resumed from, optimiser steps, training and job times (wall), and the job's CPU time (this
+        process's, threads summed; a resumed job's counts only the part since it resumed: the
+        training compute of issue 25's budget curves, which wall time on a shared machine is not)."""
         return {"epochs": state.epoch, "best_epoch": state.best_epoch, "best_score": state.best_score,
                 "divergences": state.divergences, **more, "resumed_from_epoch": state.resumed_from,
-                "train_time_s": state.train_time_s, "job_time_s": time.perf_counter() - self.start}
+                "optimizer_steps": state.step, "train_time_s": state.train_time_s, "job_time_s": time.perf_counter() - self.start,
+                "job_cpu_s": time.process_time() - self.start_cpu}
 
     def save(self, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict,
              log: tuple[list[str], Iterable[list]]) -> None:

@@ -1,0 +1,106 @@
+"""One recipe trial of a sequence family (issue 25): a model entry of a configuration with some
+training settings overridden, trained by `genplan train` on that configuration's data, then planned
+by `genplan evaluate` on the named splits; everything a trial decides on is kept in its folder.
+
+    python benchmarks/recipe_trial.py NAME --config workflow/configs/paper-cpu.yaml --results R \
+        --model symt_e --domain blocks --set '{"train": {"examples": 20000, "sample_by": "h"}}' \
+        --splits interpolation,validation,train [--strategy heuristic-greedy] [--select-on train]
+
+R is a results folder where the configuration's data already exist (statespaces/<b>/<d>/train.csv
+and its folder, trajectories/<b>/<d>/<split>.json.gz, plans/<b>/<d>/<split>.csv, problems/<b>/<d>);
+`snakemake --configfile C <those files>` makes them. The trial writes into --out (default
+runs/recipe-trials/NAME): entry.json (the settings trained), model.ckpt, training.csv, summary.json,
+train.log, <split>.<strategy>.csv and a line per split in result.txt (solved / problems, CPU seconds
+of the training job). `--select-on train` gives the training split's trajectories as the
+validation data that selects the weights (a diagnosis: does the model fit what it trains on?),
+never a setting of a committed configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def _merge(entry: dict, over: dict) -> dict:
+    out = json.loads(json.dumps(entry))
+    for k, v in over.items():
+        out[k] = {**out[k], **v} if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def main(argv=None) -> int:
+    from genplan import registry
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("name")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--domain", required=True)
+    ap.add_argument("--benchmark", default="paper")
+    ap.add_argument("--set", default="{}", help="JSON merged into the model entry (one level deep)")
+    ap.add_argument("--splits", default="interpolation,validation,train")
+    ap.add_argument("--strategy")
+    ap.add_argument("--select-on", default="validation")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--out")
+    ap.add_argument("--evaluate-only", action="store_true")
+    args = ap.parse_args(argv)
+
+    cfg = yaml.safe_load(Path(args.config).read_text())
+    entry = _merge(cfg["models"][args.model], json.loads(args.set))
+    strategy = args.strategy or entry["strategies"][0]
+    out = Path(args.out or f"runs/recipe-trials/{args.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "entry.json").write_text(json.dumps(entry, indent=1, sort_keys=True) + "\n")
+    R, b, d = Path(args.results), args.benchmark, args.domain
+    fam = registry.family(entry["family"])
+    sources = getattr(fam.impl, "trains_from", lambda e: fam.trains_from)(entry)
+    lines = []
+    if not args.evaluate_only:
+        train = [str(R / f"statespaces/{b}/{d}/train.csv"), str(R / f"statespaces/{b}/{d}/train")] \
+            if "statespaces" in sources else []
+        train.append(str(R / f"trajectories/{b}/{d}/train.json.gz"))
+        cmd = ["genplan", "train", "--model", args.name, "--settings", json.dumps(registry.weight_settings(entry)),
+               "--domain", d, "--train", *train, "--validation", str(R / f"trajectories/{b}/{d}/{args.select_on}.json.gz"),
+               "--seed", str(args.seed), "--threads", "1", "--device", "cpu", "--out", str(out / "model.ckpt"),
+               "--log", str(out / "training.csv"), "--summary", str(out / "summary.json")]
+        before = _children_cpu()
+        with open(out / "train.log", "w") as log:
+            rc = subprocess.run(cmd, stderr=log).returncode
+        lines.append(f"training: rc {rc}, {_children_cpu() - before:.0f} CPU-s, weights selected on {args.select_on}")
+        print(lines[-1], flush=True)
+        if rc:
+            return rc
+    for split in args.splits.split(","):
+        csv_path = out / f"{split}.{strategy}.csv"
+        cmd = ["genplan", "evaluate", "--model", str(out / "model.ckpt"), "--benchmark-dir", str(R / f"problems/{b}/{d}"),
+               "--split", split, "--plans-table", str(R / f"plans/{b}/{d}/{split}.csv"), "--strategy", strategy,
+               "--settings", json.dumps(registry.planning_settings(entry)), "--benchmark", b, "--seed", str(args.seed),
+               "--jobs", "1", "--out", str(csv_path), "--out-plans", str(out / f"{split}.{strategy}.plans.json.gz")]
+        with open(out / f"evaluate-{split}.log", "w") as log:
+            rc = subprocess.run(cmd, stderr=log).returncode
+        rows = list(csv.DictReader(csv_path.open())) if rc == 0 else []
+        lines.append(f"{split} {strategy}: {sum(r['solved'] == 'yes' for r in rows)}/{len(rows)} solved (rc {rc})")
+        print(lines[-1], flush=True)
+    (out / "result.txt").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sys.exit(main())
