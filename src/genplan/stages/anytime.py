@@ -109,7 +109,7 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
                 with run_pool(threads) as pool:
                     jobs = pool.map(lambda r: (r, run_fast_downward(domain, r["path"], CONFIG, limit, mem)), todo)
                     for row, result in progress(jobs, total=len(todo), desc=f"anytime LAMA {split}"):
-                        table.extend(planning._record(row, [result], domain, Path(tmp_dir), main_configs=()))
+                        table.extend(planning.record_runs(row, [result], domain, Path(tmp_dir), main_configs=()))
             table.extend(_skipped(r, proven[r["problem"]]) for r in rows if r["problem"] in proven)
             publishing = True
         index = {r["problem"]: i for i, r in enumerate(rows)}

@@ -16,9 +16,9 @@ from genplan.stages.plans import (
     NOT_PLANNED,
     PLANNERS,
     MalformedProblems,
-    _not_planned,
-    _parse_problems,
-    _record,
+    not_planned_rows,
+    parse_problems,
+    record_runs,
 )
 from genplan.tables import csv_text
 
@@ -52,7 +52,7 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
     if not rows:
         raise GenplanError("no problem file given")
     _check_out_dir(out_dir)
-    malformed = _parse_problems(rows, domain)
+    malformed = parse_problems(rows, domain)
     configs = PLANNERS[planner]
     cfg_time = {"time_limit": time_limit}
 
@@ -67,9 +67,9 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
             futures = {r["problem"]: pool.submit(plan_one, r) for r in rows if r["problem"] not in malformed}
             for row in rows:
                 if row["problem"] in malformed:
-                    records = _not_planned(row, configs[:1], malformed[row["problem"]])
+                    records = not_planned_rows(row, configs[:1], malformed[row["problem"]])
                 else:
-                    records = _record(row, futures[row["problem"]].result(), domain, Path(tmp_dir),
+                    records = record_runs(row, futures[row["problem"]].result(), domain, Path(tmp_dir),
                                       main_configs=configs, per_config_files=False)
                 table.extend(records)
                 if on_problem is not None:

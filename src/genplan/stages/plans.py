@@ -107,7 +107,7 @@ def _plan_problem(row: dict, domain: Path, cfg: dict) -> list[PlanResult]:
     return results
 
 
-def _parse_problems(rows: list[dict], domain: Path) -> dict[str, GenplanError]:
+def parse_problems(rows: list[dict], domain: Path) -> dict[str, GenplanError]:
     """Each problem that genplan.pddl_io cannot parse (missing, malformed, unsupported, of another
     domain), with the error naming its file. A malformed domain raises: nothing can be planned."""
     dom = parse_domain(domain)
@@ -120,7 +120,7 @@ def _parse_problems(rows: list[dict], domain: Path) -> dict[str, GenplanError]:
     return errors
 
 
-def _not_planned(row: dict, configs, error: GenplanError) -> list[dict]:
+def not_planned_rows(row: dict, configs, error: GenplanError) -> list[dict]:
     return [{"problem": row["problem"], "config": c, "status": "error", "plan_length": "", "time": "",
              "valid": "", "reason": NOT_PLANNED + error.message, "plan_file": ""} for c in configs]
 
@@ -154,7 +154,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
-    malformed = _parse_problems(rows, domain)
+    malformed = parse_problems(rows, domain)
     todo = [] if reference_only else [r for r in rows if r["problem"] not in malformed]
     sidecar, keys = resume.Sidecar(out_table), _resume_keys(domain, split, cfg, todo)
     done = sidecar.load(keys)  # the problems a killed run of this job finished
@@ -171,14 +171,14 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
                 jobs = {pool.submit(_plan_problem, r, domain, cfg): r for r in todo}
                 for job in progress(as_completed(jobs), total=len(todo), desc=f"planning {split}"):
                     name, results = jobs[job]["problem"], job.result()
-                    records = _record(jobs[job], results, domain, Path(tmp_dir))
+                    records = record_runs(jobs[job], results, domain, Path(tmp_dir))
                     if not any(_signalled(r) for r in results):  # a run a signal ended is run again
                         sidecar.save(name, keys[name], _saved(name, records, Path(tmp_dir)))
                     table.extend(records)
             for row in rows:  # reference plans shipped with imported instances
                 ref = benchmark_dir / "reference-plans" / split / f"{row['problem']}.plan"
                 if row["problem"] in malformed:
-                    table.extend(_not_planned(row, configs + (["reference"] if ref.is_file() else []),
+                    table.extend(not_planned_rows(row, configs + (["reference"] if ref.is_file() else []),
                                               malformed[row["problem"]]))
                 elif ref.is_file():
                     rec = _record_plan_file(row, "reference", ref, domain, Path(tmp_dir))
@@ -231,12 +231,12 @@ def _signalled(res: PlanResult) -> bool:
 
 
 def _saved(problem: str, records: list[dict], out: Path) -> dict:
-    """A finished problem as the sidecar keeps it: its rows and the plan files `_record` wrote."""
+    """A finished problem as the sidecar keeps it: its rows and the plan files `record_runs` wrote."""
     names = {r["plan_file"] for r in records if r["plan_file"]} | {f"{problem}.plan"}
     return {"rows": records, "files": {n: (out / n).read_text() for n in sorted(names) if (out / n).is_file()}}
 
 
-def _record(row: dict, results: list[PlanResult], domain: Path, out: Path, main_configs=MAIN_CONFIGS,
+def record_runs(row: dict, results: list[PlanResult], domain: Path, out: Path, main_configs=MAIN_CONFIGS,
             per_config_files: bool = True) -> list[dict]:
     """Table rows of one problem's runs, every plan checked by VAL. Plans are written to `out`:
     `<problem>.<config>.plan` for each (per_config_files), and `<problem>.plan` for the first
