@@ -19,7 +19,7 @@ from genplan.registry import FAMILIES
 CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml",
            "workflow/configs/paper-cpu.yaml",
            "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml",
-           "workflow/configs/plangpt.yaml"]
+           "workflow/configs/plangpt.yaml", "workflow/configs/budget-cpu.yaml"]
 
 
 def snakemake(*args, cwd=REPO, timeout=900, env=None):
@@ -71,9 +71,9 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
         counts[rule] = counts.get(rule, 0) + runs
         splits = sum(len(entry.get("strategy_splits", {}).get(s, eval_splits)) for s in entry["strategies"])
         counts["evaluate_model"] = counts.get("evaluate_model", 0) + runs * splits
-    families = {entry["family"] for entry in models.values()}
+    families = reports.split_budget(models)  # a budget curve's models count for the budget report only
     for name, rep in reports.REPORTS.items():  # subjects with a model; ipc2023's only with its benchmark
-        counts[rep.rule] = int(reports.runs(name, config["benchmarks"], families))
+        counts[rep.rule] = int(reports.runs(name, config["benchmarks"], *families))
     return {rule: n for rule, n in counts.items() if n}
 
 

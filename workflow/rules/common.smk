@@ -255,9 +255,11 @@ def report_inputs(paper):
 def report_outputs(paper):
     """The paper's tables and figures where the config has a model of one of its subjects (all of
     them for a report without subjects: the leaderboard) and one of its benchmarks (for a report that
-    names benchmarks: ipc2023's), else none (genplan.report.registry.runs)."""
-    families = {entry["family"] for entry in MODELS.values()}
-    return reports.outputs(paper, config["results_dir"]) if reports.runs(paper, config["benchmarks"], families) else []
+    names benchmarks: ipc2023's), else none (genplan.report.registry.runs: a budget curve's model counts
+    for the budget report only)."""
+    families, budget_families = reports.split_budget(MODELS)
+    runs = reports.runs(paper, config["benchmarks"], families, budget_families)
+    return reports.outputs(paper, config["results_dir"]) if runs else []
 
 
 # Subcategories of `snakemake --report` inside each report's category (genplan.report.registry): the

@@ -19,14 +19,19 @@ from genplan.paths import EVAL_SPLITS, IPC2023_TEST_SPLITS, Layout
 from genplan.tables import read_csv
 
 SPLITS = EVAL_SPLITS + IPC2023_TEST_SPLITS  # the splits whose plans tables the reports read
+TRAINING = "train"  # the training split: evaluated as a sanity check only (genplan.report.budget)
 SUMMARY_KEYS = ("model", "family", "system", "variant")  # what every training summary names first
 
 
-def evaluation_rows(results: Path) -> list[dict]:
+def evaluation_rows(results: Path, training: bool = False) -> list[dict]:
     """Every row of every evaluation CSV under `results` (genplan.evaluation.COLUMNS), each with
-    its `source` file and its `counters` parsed."""
+    its `source` file and its `counters` parsed; the training split's (`TRAINING`: a sanity check,
+    read by the budget curves, genplan.report.budget) only with `training`, so that no other report
+    counts a model's own training problems."""
     rows = []
     for path in Layout(str(results)).evaluation_files():
+        if not training and path.name.split(".", 1)[0] == TRAINING:  # <split>.<strategy>.csv
+            continue
         for r in read_evaluation(path):
             r["source"] = str(path)
             r["counters"] = json.loads(r["counters"] or "{}")

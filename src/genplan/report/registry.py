@@ -10,17 +10,22 @@ beside them) of `plans` splits: `every` evaluation split (genplan.paths.EVAL_SPL
 `evaluated` ones (the config's evaluation.splits), and (`bounds`) the problems folders of the benchmarks
 that ship best known costs (`BOUNDED`: their upper_bounds.csv). A report runs where the config has a
 model of one of its `subjects` (one without subjects: in every configuration) and, for one with
-`benchmarks`, only where the config runs one of them (`runs`)."""
+`benchmarks`, only where the config runs one of them (`runs`). A model named `<name>_b<NNN>` (`BUDGET_MODEL`)
+is a point of a budget curve (workflow/configs/budget-cpu.yaml), no paper's configuration: it counts only
+for a report with `budget`, which runs only where the config has one (the papers' configurations have
+none: their DAGs are as before)."""
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 
 from genplan.paths import Layout
 
 ALL = "*"  # in `reads`: every registered family
 SUMMARIES, LOGS = "summaries", "logs"
+BUDGET_MODEL = re.compile(r"_b\d{3}$")  # <family>_b<nominal CPU-minutes>: a point of a budget curve
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class Report:
     plans: str | None = None  # the plans tables of `every` evaluation split or of the `evaluated` ones
     benchmarks: tuple[str, ...] = ()  # it runs only where the config has one of these benchmarks (): any
     bounds: bool = False  # it reads the best known costs of the BOUNDED benchmarks
+    budget: bool = False  # it reads the budget curves' models (BUDGET_MODEL) and runs only where there is one
 
 
 # the papers' reports: their tables set our numbers beside the papers' published ones, measured on the
@@ -44,6 +50,7 @@ BOUNDED = ("ipc2023",)  # benchmarks whose problems folder ships upper_bounds.cs
 
 
 _SC = "state-centric"
+BUDGET_SYSTEMS = ("symt_e", "symt_ed", "plangpt", "diffusion")  # the budget report's systems (summary `system`)
 REPORTS = {
     # Tables 1 and 3, Figures 2-4, the quality, decoders, agreement and statics tables. Table 1 copies
     # the sequence models' columns from SymT's; Table 3 reads the transition summaries.
@@ -103,6 +110,15 @@ REPORTS = {
         tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains", "learned-vs-lama") for ext in ("csv", "md")],
         figures=[("ipc2023-coverage-time", ext) for ext in ("png", "pdf")],
         reads={ALL: ()}, plans="evaluated", benchmarks=("ipc2023",), bounds=True),
+    # Budget curves (issue 25): per sequence system, coverage on the training, validation and test splits
+    # and the validation loss of the models trained at increasing budgets (`<family>_b<minutes>`) against
+    # the measured training CPU-minutes (genplan.report.budget).
+    "budget": Report(
+        rule="report_budget", module="genplan.report.budget", category="7. Budget curves",
+        tables=[(f"budget-{s}", ext) for s in BUDGET_SYSTEMS for ext in ("csv", "md")],
+        figures=[(f"budget-{s}", ext) for s in BUDGET_SYSTEMS for ext in ("png", "pdf")],
+        reads={"symt": (SUMMARIES,), "plangpt": (SUMMARIES,), "diffusion": (SUMMARIES,)},
+        subjects=("symt", "plangpt", "diffusion"), budget=True),
 }
 
 
@@ -118,12 +134,29 @@ def outputs(paper: str, root: str = "results") -> list[str]:
     return [lay.table(n, e) for n, e in rep.tables] + [lay.figure(n, e) for n, e in rep.figures]
 
 
-def runs(paper: str, benchmarks, families) -> bool:
-    """Whether the report runs in a configuration of these benchmarks and model families (module doc)."""
+def is_budget_model(name: str) -> bool:
+    """Whether a model entry's name makes it a point of a budget curve (BUDGET_MODEL)."""
+    return bool(BUDGET_MODEL.search(name))
+
+
+def runs(paper: str, benchmarks, families, budget_families=()) -> bool:
+    """Whether the report runs in a configuration of these benchmarks and model families (module doc):
+    `families` those of the models other than the budget curves' points, `budget_families` those of
+    the budget points (`split_budget` divides a config's models so)."""
     rep = _report(paper)
     if rep.benchmarks and not set(rep.benchmarks) & set(benchmarks):
         return False
-    return not rep.subjects or bool(set(rep.subjects) & set(families))
+    mine = set(budget_families) if rep.budget else set(families)
+    if rep.budget and not mine:
+        return False
+    return not rep.subjects or bool(set(rep.subjects) & mine)
+
+
+def split_budget(models: dict) -> tuple[set[str], set[str]]:
+    """The families of a config's model entries (name -> entry), the budget curves' points apart:
+    (families of the others, families of the budget points), `runs`' last two arguments."""
+    others = {e["family"] for m, e in models.items() if not is_budget_model(m)}
+    return others, {e["family"] for m, e in models.items() if is_budget_model(m)}
 
 
 def bounds_inputs(paper: str, root: str, benchmarks, domains) -> list[str]:
