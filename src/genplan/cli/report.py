@@ -21,7 +21,7 @@ def cmd_report(a) -> int:
 COMMANDS = (
     Command("report", cmd_report, "a paper's tables and figures from the result files", (
         arg("paper", help="the report to build: one of genplan.report.registry.REPORTS (state-centric, "
-            "symt, plangpt, diffusion, leaderboard, ipc2023)"),
+            "symt, plangpt, diffusion, leaderboard, ipc2023, budget)"),
         arg("--results", default="results", help="the results root to read"),
         arg("--out-dir", default=None, help="where tables/ and figures/ go (default: --results)"),
         arg("--published", default=None, help="published_results.csv (default: the packaged copy)"))),
