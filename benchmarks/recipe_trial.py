@@ -30,13 +30,6 @@ from pathlib import Path
 import yaml
 
 
-def _merge(entry: dict, over: dict) -> dict:
-    out = json.loads(json.dumps(entry))
-    for k, v in over.items():
-        out[k] = {**out[k], **v} if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -44,6 +37,7 @@ def _children_cpu() -> float:
 
 def main(argv=None) -> int:
     from genplan import registry
+    from genplan.planners.solve import merged
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name")
@@ -52,7 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--model", required=True)
     ap.add_argument("--domain", required=True)
     ap.add_argument("--benchmark", default="paper")
-    ap.add_argument("--set", default="{}", help="JSON merged into the model entry (one level deep)")
+    ap.add_argument("--set", default="{}", help="JSON merged into the model entry (mappings key by key)")
     ap.add_argument("--splits", default="interpolation,validation,train")
     ap.add_argument("--strategy")
     ap.add_argument("--select-on", default="validation")
@@ -62,7 +56,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     cfg = yaml.safe_load(Path(args.config).read_text())
-    entry = _merge(cfg["models"][args.model], json.loads(args.set))
+    entry = merged(cfg["models"][args.model], json.loads(args.set))
     strategy = args.strategy or entry["strategies"][0]
     out = Path(args.out or f"runs/recipe-trials/{args.name}")
     out.mkdir(parents=True, exist_ok=True)

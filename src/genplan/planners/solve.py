@@ -65,11 +65,11 @@ def resolve_strategy(model, strategy: str | None) -> str:
     return strategy
 
 
-def _merged(base: dict, over: dict) -> dict:
+def merged(base: dict, over: dict) -> dict:
     """`base` with `over`'s keys put in, mappings merged key by key (as Snakemake merges configfiles)."""
     out = dict(base)
     for key, value in over.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
     return out
 
 
@@ -92,7 +92,7 @@ def entry_planning_settings(configfiles: list, name: str, family: str) -> dict:
             raise GenplanError(f"not a readable YAML configuration ({type(exc).__name__})", path) from None
         if not isinstance(doc, dict):
             raise GenplanError("not a workflow configuration (a YAML mapping)", path)
-        config = _merged(config, doc)
+        config = merged(config, doc)
     entry = (config.get("models") or {}).get(name)
     if not isinstance(entry, dict) or "family" not in entry:
         raise GenplanError(f"the checkpoint's model {name!r} is not among the configuration's models "
@@ -114,7 +114,7 @@ def planning_for(model, given: dict, configfiles: list | None) -> tuple[dict, st
 
     keys = family(model.family).planning_keys
     if configfiles:
-        settings = _merged(entry_planning_settings(configfiles, model.name, model.family), given)
+        settings = merged(entry_planning_settings(configfiles, model.name, model.family), given)
         missing = [k for k in keys if k not in settings]
         source = f"model {model.name!r} of {', '.join(map(str, configfiles))}"
         source += (", overridden by --settings" if given else "") + (

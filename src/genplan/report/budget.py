@@ -144,16 +144,13 @@ def build(results: Path, out_dir: Path, published=None) -> list[Path]:
 
     everything = runs(Path(results))
     lay, written = Layout(str(out_dir)), []
+    figures = []
     for system in BUDGET_SYSTEMS:
         mine = [r for r in everything if r["system"] == system]
-        path = Path(lay.table(f"budget-{system}", "csv"))
-        tables.write_csv(path, table_rows(mine), COLUMNS)
-        written.append(path)
-        path = Path(lay.table(f"budget-{system}", "md"))
-        atomic.write_text(path, table_md(system, mine))
-        written.append(path)
-    for system in BUDGET_SYSTEMS:
-        mine = [r for r in everything if r["system"] == system]
+        csv_path, md_path = Path(lay.table(f"budget-{system}", "csv")), Path(lay.table(f"budget-{system}", "md"))
+        tables.write_csv(csv_path, table_rows(mine), COLUMNS)
+        atomic.write_text(md_path, table_md(system, mine))
+        written += [csv_path, md_path]
         stem = Path(lay.figure(f"budget-{system}", "png")).with_suffix("")
-        written += budget_figure.draw(mine, columns_of(mine), TITLES.get(system, system), stem)
-    return written
+        figures += budget_figure.draw(mine, columns_of(mine), TITLES.get(system, system), stem)
+    return written + figures

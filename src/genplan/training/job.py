@@ -113,8 +113,8 @@ class Job:
         training compute of issue 25's budget curves, which wall time on a shared machine is not)."""
         return {"epochs": state.epoch, "best_epoch": state.best_epoch, "best_score": state.best_score,
                 "divergences": state.divergences, **more, "resumed_from_epoch": state.resumed_from,
-                "optimizer_steps": state.step, "train_time_s": state.train_time_s, "job_time_s": time.perf_counter() - self.start,
-                "job_cpu_s": time.process_time() - self.start_cpu}
+                "optimizer_steps": state.step, "train_time_s": state.train_time_s,
+                "job_time_s": time.perf_counter() - self.start, "job_cpu_s": time.process_time() - self.start_cpu}
 
     def save(self, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict,
              log: tuple[list[str], Iterable[list]]) -> None:
