@@ -201,3 +201,18 @@ def test_plan_files_with_a_limit_under_two_seconds_gives_the_search_its_time(tmp
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.startswith("gripper-n1: optimal by astar_lmcut, 3 steps, ") and "VAL: valid" in out.stdout
     assert [driver_time_limit(t) for t in (0.5, 1, 1.9, 60)] == [2, 2, 3, 61]
+
+
+def test_a_plan_longer_than_val_reads_is_named_not_checked(paper_splits, tmp_path):
+    """VAL's parser refuses plans of about 10,000 steps ("Bad plan description!"); the verdict says so
+    instead of naming only the plan file. 9,994 steps of the same kind are still checked."""
+    problem = paper_splits / "blocks" / "train" / "probBLOCKS-4-0.pddl"
+    good = "(pick-up b)\n(stack b a)\n(pick-up c)\n(stack c b)\n(pick-up d)\n(stack d c)\n"
+    for loops, valid in ((4994, True), (4995, False)):  # 9,994 and 9,996 steps, both reaching the goal
+        plan = tmp_path / f"long{loops}.plan"
+        plan.write_text(good + "(unstack d c)\n(stack d c)\n" * loops)
+        res = val.validate(BLOCKS, problem, plan)
+        assert res.valid is valid, res.message
+        if not valid:
+            assert res.message == ("not checked: VAL's plan parser refuses plans of about 10,000 steps "
+                                   "and more, and this plan has 9996")
