@@ -42,6 +42,11 @@ Signatures (all tensors on one device; float32 is used for the sums):
         0..B-1, copy B in rows B..2B-1); masks and memory_masks of copy A's rows.
     combine(pred, att, hid, weights=(1, 1, 1)) -> Tensor
         w1 * pred + w2 * att + w3 * hid; a zero weight drops its term (no 0 * NaN).
+    WeightRamp(weights, steps=0)
+        the weights of optimizer step `step` (`ramp.at(step)`, then `ramp.weights_now()`): with
+        steps N > 0 the contrastive weights w2, w3 rise linearly from 0 at step 0 to their values
+        at step N (w1 untouched; not in the paper, which uses the weights from the start); N = 0
+        gives the configured weights unchanged (the paper).
     renaming_pair(objects, types, vocab, rng, mode, per_type=None) -> (Renaming, Renaming)
         the renamings of X and X' (genplan.tokens.Renaming) for mode rename-one | rename-both.
 
@@ -181,6 +186,34 @@ def combine(pred: torch.Tensor, att: torch.Tensor | None, hid: torch.Tensor | No
     if w3 and hid is not None:
         loss = loss + w3 * hid
     return loss
+
+
+class WeightRamp:
+    """The loss weights (w1, w2, w3) of the optimizer step about to be taken: w2 and w3 scaled by
+    min(1, step / steps), w1 as configured. Not in the paper (its weights are constant): a setting
+    for training whose L_hid starts far larger than L_pred. `steps` 0: no ramp, `weights_now()` is
+    the configured weights themselves. `at(step)` is the training loop's `before_step` hook (the
+    loop's step count is in its partial states, so a resumed job continues the ramp)."""
+
+    def __init__(self, weights: Sequence[float], steps: int = 0):
+        if type(steps) is not int or steps < 0:
+            raise ValueError(f"Invalid value steps={steps!r}. Must be a non-negative integer")
+        self.weights, self.steps, self.step = weights, steps, 0
+
+    def at(self, step: int) -> None:
+        self.step = step
+
+    def factor(self, step: int | None = None) -> float:
+        """The contrastive weights' share at `step` (default: the current one): 1 without a ramp."""
+        step = self.step if step is None else step
+        return 1.0 if not self.steps else min(1.0, max(step, 0) / self.steps)
+
+    def weights_now(self, step: int | None = None):
+        if not self.steps:
+            return self.weights
+        r = self.factor(step)
+        w1, w2, w3 = (float(w) for w in self.weights)
+        return (w1, w2 * r, w3 * r)
 
 
 def renaming_pair(objects, types, vocab, rng, mode: str, per_type: bool | None = None):

@@ -95,14 +95,16 @@ class Job:
         return {"name": self.name, "domain": self.domain, "seed": self.seed, **more}
 
     def fit(self, net, loss_fn: Callable, make_batches: Callable, cfg, *, select: Callable, key: dict,
-            steps_per_epoch: int | None = None, score_name: str = "val loss", desc: str | None = None):
+            steps_per_epoch: int | None = None, score_name: str = "val loss", desc: str | None = None,
+            before_step: Callable[[int], None] | None = None):
         """Train `net` in the shared loop, resuming this job's partial state of `key`; the best
-        weights are loaded into `net`. Returns the loop's TrainState."""
+        weights are loaded into `net`. Returns the loop's TrainState. `before_step`: the loop's hook
+        (genplan.training.loop)."""
         from genplan.training.loop import fit
 
         state = fit(net, loss_fn, make_batches, cfg, seed=self.seed, device=self.device, select=select,
                     partial=self.partial, job=key, on_epoch=self.on_epoch, steps_per_epoch=steps_per_epoch,
-                    desc=desc or f"{self.name} {self.domain}", score_name=score_name)
+                    desc=desc or f"{self.name} {self.domain}", score_name=score_name, before_step=before_step)
         net.load_state_dict(state.best_weights)
         return state
 

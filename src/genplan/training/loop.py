@@ -4,7 +4,10 @@ The family supplies the model, ``loss_fn(model, batch) -> loss`` (or ``(loss, {n
 for extra metrics averaged per epoch), ``make_batches(generator) -> iterable of batches`` (one
 epoch; all its randomness drawn from the loop's generator, seeded once from the job's seed) and
 optionally ``select(model) -> score``, the selection score (validation loss by default; validation
-coverage through a planner with ``higher_is_better``). The loop owns the rest:
+coverage through a planner with ``higher_is_better``), and ``before_step(step)``, called with the
+optimizer step about to be taken (0-based; a resumed job continues the count) before each training
+batch's loss, for settings that change with the step (genplan.nn.contrastive.WeightRamp). The loop
+owns the rest:
 
 - AdamW (betas, eps, weight decay on matrices only, as nanoGPT), a learning-rate schedule per
   optimizer step: ``constant``, or ``cosine`` (linear warmup, then cosine decay to ``min_lr``);
@@ -70,8 +73,10 @@ class Trainer:
                  cfg: LoopConfig, *, seed: int, device: str | torch.device = "cpu",
                  select: Callable[[nn.Module], float] | None = None, partial: str | Path | None = None,
                  job: dict | None = None, on_epoch: Callable[[int], None] | None = None,
-                 steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score"):
+                 steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score",
+                 before_step: Callable[[int], None] | None = None):
         self.model, self.loss_fn, self.make_batches, self.cfg, self.select = model, loss_fn, make_batches, cfg, select
+        self.before_step = before_step
         self.partial, self.job, self.on_epoch = partial, {} if job is None else job, on_epoch
         self.steps_per_epoch, self.desc, self.score_name = steps_per_epoch, desc, score_name
         self.device = torch.device(device)
@@ -143,6 +148,8 @@ class Trainer:
     def train_step(self, batch, tally: EpochTally) -> bool:
         """One optimizer step on `batch`; False (the step skipped, a divergence) for a non-finite
         loss or gradient norm."""
+        if self.before_step is not None:
+            self.before_step(self.state.step)
         with self.autocast():
             loss, extra = _split(self.loss_fn(self.model, batch))
         value = loss.item()
@@ -268,13 +275,15 @@ def fit(model: nn.Module, loss_fn: Callable, make_batches: Callable[[torch.Gener
         cfg: LoopConfig, *, seed: int, device: str | torch.device = "cpu",
         select: Callable[[nn.Module], float] | None = None, partial: str | Path | None = None,
         job: dict | None = None, on_epoch: Callable[[int], None] | None = None,
-        steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score") -> TrainState:
+        steps_per_epoch: int | None = None, desc: str = "training", score_name: str = "score",
+        before_step: Callable[[int], None] | None = None) -> TrainState:
     """Train `model` in place on `device`; returns the final `TrainState` (best weights a copy,
     optimizer the final state dict). Without `select` the score is the epoch's mean training loss.
 
     With `partial`, a partial state of this `job` there is resumed; one of another job, of
     another format or corrupt is set aside (renamed, logged) and training starts afresh.
-    `on_epoch(epoch)` is called after each epoch (and after its partial state is written)."""
+    `on_epoch(epoch)` is called after each epoch (and after its partial state is written);
+    `before_step(step)` before each training batch's loss (see the module docstring)."""
     return Trainer(model, loss_fn, make_batches, cfg, seed=seed, device=device, select=select, partial=partial,
                    job=job, on_epoch=on_epoch, steps_per_epoch=steps_per_epoch, desc=desc,
-                   score_name=score_name).run()
+                   score_name=score_name, before_step=before_step).run()

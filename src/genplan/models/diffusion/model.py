@@ -52,6 +52,7 @@ class TrainSettings(base.TrainSettings):
     pad_weight: float = 1.0  # weight of the CE of <PAD> targets (1: the paper's loss; see train.py)
     symmetry: str | None = None  # None, or rename-one | rename-both: SymT's contrastive losses on two renamed copies
     symmetry_weights: tuple = (1.0, 1.0, 1.0)  # w1 L_pred + w2 L_att + w3 L_hid
+    contrastive_ramp_steps: int = 0  # with symmetry: w2, w3 rise linearly from 0 over this many optimizer steps
 
     def __post_init__(self):
         self.symmetry_weights = tuple(self.symmetry_weights)
@@ -80,6 +81,9 @@ class DiffusionSettings(base.Settings):
             out.append("train.pad_weight must be >= 0")
         if tr.symmetry not in (None, "rename-one", "rename-both"):
             out.append(f"train.symmetry {tr.symmetry!r} is not one of [null, rename-one, rename-both]")
+        if type(tr.contrastive_ramp_steps) is not int or tr.contrastive_ramp_steps < 0:
+            out.append(f"train.contrastive_ramp_steps must be a non-negative integer (optimizer steps; 0: no ramp), "
+                       f"not {tr.contrastive_ramp_steps!r}")
         if self.rename not in ("random", "sorted"):
             out.append(f"rename {self.rename!r} is not random or sorted")
         if not isinstance(self.object_pool, int) or isinstance(self.object_pool, bool) or self.object_pool < 1:
@@ -91,6 +95,8 @@ class DiffusionSettings(base.Settings):
     def to_dict(self) -> dict:
         d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
+        if d["train"]["contrastive_ramp_steps"] == 0:  # the checkpoint and partial key as before the ramp existed
+            del d["train"]["contrastive_ramp_steps"]
         return d
 
 

@@ -20,7 +20,9 @@ visible. <EOS> stays an ordinary target.
 Symmetry-aware training (`symmetry: rename-one | rename-both`, the paper's first future-work
 direction): each example is encoded under two renamings (genplan.nn.contrastive.renaming_pair),
 masked alike, and the loss is w1 mean(L_pred) + w2 L_att + w3 L_hid (SymT's contrastive losses over
-the denoiser's attention probabilities and hidden states, padding excluded)."""
+the denoiser's attention probabilities and hidden states, padding excluded). `contrastive_ramp_steps:
+N` (not in either paper; 0 by default) raises w2 and w3 linearly from 0 over the first N optimizer
+steps (genplan.nn.contrastive.WeightRamp); the log then has the epoch's mean effective weights."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.diffusion import data
 from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, Denoiser, network_config, variant_of
+from genplan.nn.contrastive import WeightRamp
 from genplan.nn.transformer import TransformerConfig, parameter_count
 from genplan.training.job import Job, digest
 
@@ -109,7 +112,8 @@ def _untrained(job: Job, settings: DiffusionSettings, domain_info, train_cases: 
 def _fit(job: Job, model: DiffusionModel, train_cases: list, sequences: list, domain_pddl: str):
     tr = model.settings.train
     (t_conds, t_plans, _), (v_conds, v_plans, _) = sequences
-    loss_fn, forward_loss = _losses(model, job.device)
+    ramp = WeightRamp(tr.symmetry_weights, tr.contrastive_ramp_steps if tr.symmetry else 0)
+    loss_fn, forward_loss = _losses(model, job.device, ramp)
     v_gen = torch.Generator().manual_seed(job.seed)
     v_batches = list(data.batches(v_conds, v_plans, tr.batch_size, list(range(len(v_plans))), v_gen, "uniform",
                                   tr.eps))  # fixed masks: the selection score is deterministic
@@ -128,11 +132,12 @@ def _fit(job: Job, model: DiffusionModel, train_cases: list, sequences: list, do
     key = job.key(settings=model.settings.to_dict(),
                   data=digest([t_conds[:200], t_plans[:200], v_plans, domain_pddl]))
     return job.fit(model.net, loss_fn, _batches(model, train_cases), tr.loop_config(), select=val_loss, key=key,
-                   steps_per_epoch=tr.steps_per_epoch(len(t_plans)))
+                   steps_per_epoch=tr.steps_per_epoch(len(t_plans)), before_step=ramp.at if ramp.steps else None)
 
 
-def _losses(model: DiffusionModel, dev):
-    """(loss_fn(net, batch) for the loop, forward_loss(net, cond, cmask, plan, t, noise) -> (loss, output))."""
+def _losses(model: DiffusionModel, dev, ramp: WeightRamp | None = None):
+    """(loss_fn(net, batch) for the loop, forward_loss(net, cond, cmask, plan, t, noise) -> (loss, output));
+    with a ramp of N > 0 steps the symmetric loss's weights are the ramp's."""
     tr, vocab, sym = model.settings.train, model.vocab, _symmetry(model.settings)
 
     def forward_loss(m, cond, cmask, plan, t, noise):
@@ -150,8 +155,13 @@ def _losses(model: DiffusionModel, dev):
         l2, o2 = forward_loss(m, c2, cmask, plan2, t, noise)
         real = torch.cat([cmask, torch.ones_like(plan1, dtype=torch.bool)], dim=1)
         att, hid = sym.contrastive_losses([o1], [o2], model.net.config.head_dim, masks=[real])
-        loss = sym.combine((l1 + l2) / 2, att, hid, tr.symmetry_weights)
-        return loss, {"l_pred": float((l1 + l2) / 2), "l_att": float(att), "l_hid": float(hid)}
+        ramped = ramp is not None and ramp.steps > 0
+        w = ramp.weights_now() if ramped else tr.symmetry_weights
+        loss = sym.combine((l1 + l2) / 2, att, hid, w)
+        extra = {"l_pred": float((l1 + l2) / 2), "l_att": float(att), "l_hid": float(hid)}
+        if ramped:
+            extra.update(w_att=float(w[1]), w_hid=float(w[2]))
+        return loss, extra
     return loss_fn, forward_loss
 
 
@@ -190,7 +200,8 @@ def _summary(job: Job, model: DiffusionModel, state, sequences: list) -> dict:
             "seed": job.seed, "device": job.device, "parameters": parameter_count(model.net),
             "vocabulary": len(model.vocab), "atom_tokens": len(model.atoms),
             "max_plan_tokens": settings.max_plan_tokens, "schedule": tr.schedule, "pad_weight": tr.pad_weight,
-            "pad_weight_share": share, "symmetry": tr.symmetry, "train_sequences": len(t_plans),
+            "pad_weight_share": share, "symmetry": tr.symmetry,
+            "contrastive_ramp_steps": tr.contrastive_ramp_steps if tr.symmetry else 0, "train_sequences": len(t_plans),
             "train_skipped_too_long": t_skip, "val_sequences": len(v_plans), "val_skipped_too_long": v_skip,
             **job.outcome(state)}
 

@@ -60,6 +60,7 @@ class TrainSettings(base.TrainSettings):
     val_examples: int = 500  # validation states (along the validation plans) at most
     data: str = "statespace"  # statespace: states of the full state spaces | plans: states along the training plans
     val_fraction: float = 0.1  # plans without a validation split: the training problems held out to select on
+    contrastive_ramp_steps: int = 0  # w2, w3 rise linearly from 0 over this many optimizer steps (0: the paper)
 
     def to_dict(self) -> dict:
         """The settings as the checkpoint and the partial state's key store them: the state-space
@@ -69,6 +70,8 @@ class TrainSettings(base.TrainSettings):
             del out["data"], out["val_fraction"]
         if self.sample_by == "state":
             del out["sample_by"]
+        if self.contrastive_ramp_steps == 0:
+            del out["contrastive_ramp_steps"]
         return out
 
 
@@ -103,6 +106,10 @@ class SymTSettings(base.Settings):
             raise GenplanError(f"Unknown value train.data={self.train.data!r}. Must be from {list(TRAINING_DATA)}")
         if not 0 < self.train.val_fraction < 1:
             raise GenplanError(f"train.val_fraction must lie strictly between 0 and 1, not {self.train.val_fraction!r}")
+        ramp = self.train.contrastive_ramp_steps
+        if type(ramp) is not int or ramp < 0:
+            raise GenplanError(f"train.contrastive_ramp_steps must be a non-negative integer (optimizer steps; "
+                               f"0: no ramp), not {ramp!r}")
 
     @property
     def contrastive(self) -> bool:

@@ -9,7 +9,12 @@ two renamed copies of each example. L_pred is averaged over both copies (the pap
 natural order take the pool's tokens in order, the names evaluation gives them) and the contrastive
 terms pull the randomly renamed X' towards it. Objects are renamed afresh every epoch. Weights are chosen by validation
 L_pred (objects in pool order), in the shared job and loop (genplan.training: AdamW, warmup +
-cosine, clipping, bf16 on CUDA, divergence detection, patience, resumable partial states)."""
+cosine, clipping, bf16 on CUDA, divergence detection, patience, resumable partial states).
+
+`train: {contrastive_ramp_steps: N}` (not in the paper; default 0, the paper's constant weights):
+w2 and w3 rise linearly from 0 at optimizer step 0 to their configured values at step N
+(genplan.nn.contrastive.WeightRamp), w1 untouched; the log then has the epoch's mean effective
+weights (att_weight, hid_weight) and the summary the ramp's length and the step it ended."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.symt import data
 from genplan.models.symt.model import SymT, SymTNet, SymTSettings
+from genplan.nn.contrastive import WeightRamp
 from genplan.nn.transformer import parameter_count
 from genplan.training.job import Job, digest
 
@@ -32,12 +38,14 @@ def _files(files: list, suffix: str) -> list[Path]:
     return [Path(f) for f in files if str(f).endswith(suffix)]
 
 
-def make_loss(settings: SymTSettings, dev):
-    """loss_fn(net, batch) -> (loss, {pred, att, hid}) for the shared loop."""
+def make_loss(settings: SymTSettings, dev, ramp=None):
+    """loss_fn(net, batch) -> (loss, {pred, att, hid}) for the shared loop; with a ramp
+    (genplan.nn.contrastive.WeightRamp of N > 0 steps) the weights are the ramp's at its step, and
+    the metrics add the effective contrastive weights (att_weight, hid_weight)."""
     from genplan.nn.contrastive import combine, stacked_losses
 
     decoder = settings.architecture == "encoder_decoder"
-    w = settings.loss_weights
+    ramped = ramp is not None and ramp.steps > 0
 
     def loss_fn(net, batch, contrastive: bool = settings.contrastive):
         rows, mask = batch["rows"].to(dev), batch["mask"].to(dev)
@@ -58,12 +66,16 @@ def make_loss(settings: SymTSettings, dev):
             weight = torch.ones_like(per_row)
             stacks, masks, mem = [enc], [mask], [None]
         pred = per_row.sum() / weight.sum().clamp(min=1)
+        w = ramp.weights_now() if ramped else settings.loss_weights
         if not need:
             return combine(pred, None, None, w), {"pred": pred.item()}
         a = slice(0, B)  # copy A's rows; copy B's are B..2B-1
         att, hid = stacked_losses(stacks, net.d_k, masks=[m[a] for m in masks],
                                   memory_masks=[None if m is None else m[a] for m in mem])
-        return combine(pred, att, hid, w), {"pred": pred.item(), "att": att.item(), "hid": hid.item()}
+        extra = {"pred": pred.item(), "att": att.item(), "hid": hid.item()}
+        if ramped:
+            extra.update(att_weight=float(w[1]), hid_weight=float(w[2]))
+        return combine(pred, att, hid, w), extra
     return loss_fn
 
 
@@ -89,11 +101,28 @@ def _summary(job: Job, model: SymT, state, train_examples: int, v_enc, info: dic
     return {"model": job.name, "family": "symt", "system": model.system, "variant": model.variant,
             "architecture": settings.architecture, "domain": job.domain, "seed": job.seed, "device": job.device,
             "contrastive": settings.contrastive, "loss_weights": list(settings.loss_weights),
+            **_ramp_summary(settings, state),
             "rename": _rename(settings), "decoder_positions": settings.network.decoder_positions if decoder else None,
             "object_pool": settings.object_pool, "parameters": parameter_count(net), "parameters_by_part": parts,
             "vocabulary": len(model.vocab), "train_examples": train_examples, "val_examples": len(v_enc.rows),
             "val_dropped": v_enc.dropped, **info,
             **job.outcome(state, divergence_events=state.divergence_events, skipped_steps=state.skipped_steps)}
+
+
+def _ramp_summary(settings: SymTSettings, state) -> dict:
+    """The contrastive weights' ramp: its length in optimizer steps (0: none, the paper's constant
+    weights) and, with one, the step and epoch where the configured weights were reached (None if
+    training stopped before)."""
+    n = settings.train.contrastive_ramp_steps
+    out = {"contrastive_ramp_steps": n}
+    if n:
+        done = state.step >= n
+        out["contrastive_ramp_done_step"] = n if done else None
+        out["contrastive_ramp_done_epoch"] = next((r["epoch"] for r in state.history if r["step"] >= n), None) \
+            if done else None
+        out["loss_weights_last_step"] = [round(x, 6) for x in WeightRamp(settings.loss_weights, n)
+                                         .weights_now(max(state.step - 1, 0))]
+    return out
 
 
 def _cases(files: dict, settings: SymTSettings, seed: int):
@@ -154,7 +183,8 @@ def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl:
     max_len = settings.network.max_len if settings.network.decoder_positions == "learned" else settings.max_tokens
     v_enc = data.encode(val_cases, vocab, info, np.random.default_rng(job.seed), "sorted", settings.per_type,
                         decoder, max_len)
-    loss_fn = make_loss(settings, job.device)
+    ramp = WeightRamp(settings.loss_weights, tr.contrastive_ramp_steps)
+    loss_fn = make_loss(settings, job.device, ramp)
     prepared = data.prepare(train_cases, vocab, info, settings.per_type, decoder)  # encoded once, renamed per epoch
 
     def make_batches(gen):
@@ -173,7 +203,8 @@ def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl:
     data_digest = digest([[c.state and sorted(c.state) for c in train_cases[:50]], len(train_cases), domain_pddl])
     key = {**model.identity, "settings": settings.to_dict(), "data": data_digest}
     state = job.fit(model.net, loss_fn, make_batches, tr.loop_config(), select=select, key=key,
-                    steps_per_epoch=tr.steps_per_epoch(tr.examples if tr.data == "statespace" else len(train_cases)))
+                    steps_per_epoch=tr.steps_per_epoch(tr.examples if tr.data == "statespace" else len(train_cases)),
+                    before_step=ramp.at if ramp.steps else None)
     return state, v_enc, curve
 
 
@@ -190,10 +221,14 @@ def _val_loss(m, loss_fn, enc, batch_size: int, pad_id: int, decoder: bool) -> f
 
 def _log(history: list[dict], curve: list[float]) -> tuple[list[str], list[list]]:
     """The log's header and rows: per epoch the total, prediction, attention and hidden-state losses and
-    the validation loss."""
+    the validation loss (with a contrastive ramp also the epoch's mean effective w2 and w3)."""
     curve = [None] * (len(history) - len(curve)) + list(curve)  # epochs before a resume: not recomputed
     fmt = (lambda v: "" if v is None else f"{v:.6f}")
+    ramped = any("att_weight" in row for row in history)  # a ramp: the epoch's mean effective weights too
+    more = ["att_weight", "hid_weight"] if ramped else []
     rows = [[row["epoch"], fmt(row["train_loss"]), fmt(row.get("pred")), fmt(row.get("att")), fmt(row.get("hid")),
-             fmt(val), f"{row['lr']:.3g}", fmt(row.get("grad_norm")), f"{row['seconds']:.2f}"]
+             fmt(val), f"{row['lr']:.3g}", fmt(row.get("grad_norm")), f"{row['seconds']:.2f}",
+             *(fmt(row.get(k)) for k in more)]
             for row, val in zip(history, curve)]
-    return ["epoch", "train_loss", "pred_loss", "att_loss", "hid_loss", "val_loss", "lr", "grad_norm", "seconds"], rows
+    return ["epoch", "train_loss", "pred_loss", "att_loss", "hid_loss", "val_loss", "lr", "grad_norm", "seconds",
+            *more], rows
