@@ -30,6 +30,7 @@ class TrainSettings:
     grad_clip: float | None = 1.0
     patience: int | None = 5  # selections without a better score before stopping (None: never)
     checkpoint_every: int = 1  # epochs between partial states
+    keep: str = "best"  # best: the weights of the best selection score | last: the last step's (scores still logged)
 
     def loop_config(self, **more):
         """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
@@ -37,7 +38,7 @@ class TrainSettings:
 
         return LoopConfig(epochs=self.epochs, lr=self.lr, schedule="cosine", warmup_steps=self.warmup_steps,
                           min_lr=self.lr / 10, weight_decay=self.weight_decay, grad_clip=self.grad_clip,
-                          checkpoint_every=self.checkpoint_every, patience=self.patience, **more)
+                          checkpoint_every=self.checkpoint_every, patience=self.patience, keep=self.keep, **more)
 
     def steps_per_epoch(self, examples: int) -> int:
         return -(-examples // self.batch_size)
@@ -62,7 +63,7 @@ class Settings:
             settings = cls(**values)
         except TypeError as exc:
             raise GenplanError(f"invalid {cls.label} settings: {exc}") from None
-        problems = settings.problems()
+        problems = settings.problems() + _keep_problems(getattr(settings, "train", None))
         if problems:
             raise GenplanError(f"invalid {cls.label} settings: " + "; ".join(problems))
         return settings
@@ -72,4 +73,24 @@ class Settings:
         return []
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return drop_default_keep(asdict(self))
+
+
+def drop_default_keep(d: dict) -> dict:
+    """`train.keep: best` (the default) left out of the stored settings: checkpoints and resume keys
+    as before the key existed."""
+    train = d.get("train") if "train" in d else d
+    if isinstance(train, dict) and train.get("keep") == "best":
+        del train["keep"]
+    return d
+
+
+def _keep_problems(train) -> list[str]:
+    if train is None or not hasattr(train, "keep"):
+        return []
+    if train.keep not in ("best", "last"):
+        return [f"train.keep {train.keep!r} is not best or last"]
+    if train.keep == "last" and train.patience:
+        return [f"train.keep: last keeps the last step's weights, so patience ({train.patience}) would never "
+                "stop training: set train.patience: null"]
+    return []

@@ -13,7 +13,8 @@ owns the rest:
   optimizer step: ``constant``, or ``cosine`` (linear warmup, then cosine decay to ``min_lr``);
   gradient-norm clipping (None: off); bf16 autocast on CUDA only;
 - after each epoch (or every ``select_every`` steps, and at the end) the selection score; the
-  weights with the best score are kept as a copy, never a reference to ``state_dict()``;
+  weights with the best score are kept as a copy, never a reference to ``state_dict()`` (with
+  ``keep: last`` those of the last selection, the scores still recorded);
 - divergences: a non-finite loss or gradient norm skips the step (``skipped_steps``); a loss above
   ``spike_factor`` times the lowest epoch-mean training loss so far (after ``spike_after_epochs``
   epochs) is recorded, the step is taken. Consecutive steps of one kind are one divergence: it is
@@ -220,7 +221,7 @@ class Trainer:
             self.model.train()
         state.last_selected_step = state.step
         state.selections.append({"epoch": state.epoch + 1, "step": state.step, "score": score})
-        if self.sign * score > self.sign * state.best_score:  # False for NaN
+        if self.cfg.keep == "last" or self.sign * score > self.sign * state.best_score:  # False for NaN
             state.best_score, state.best_epoch, state.best_step = score, state.epoch + 1, state.step
             state.best_weights = copy_weights(self.model)
         return score

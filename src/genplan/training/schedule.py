@@ -31,10 +31,13 @@ class LoopConfig:
     spike_factor: float | None = 10.0     # None: no spike detection
     spike_after_epochs: int = 1
     patience: int | None = None           # stop after this many selections without a better score
+    keep: str = "best"                    # best: the weights of the best selection | last: the last step's
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
             raise ValueError(f"Unknown value {self.schedule=}. Must be from {list(SCHEDULES)}")
+        if self.keep not in ("best", "last"):
+            raise ValueError(f"Unknown value {self.keep=}. Must be best or last")
         if self.epochs < 1 or self.lr <= 0:
             raise ValueError(f"need epochs >= 1 and lr > 0, got {self.epochs=}, {self.lr=}")
         self.betas = tuple(self.betas)

@@ -28,6 +28,7 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
+from genplan.models.settings import drop_default_keep
 from genplan.models.symt.family import PLANNING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
@@ -72,7 +73,7 @@ class TrainSettings(base.TrainSettings):
             del out["sample_by"]
         if self.contrastive_ramp_steps == 0:
             del out["contrastive_ramp_steps"]
-        return out
+        return drop_default_keep(out)
 
 
 @dataclass
