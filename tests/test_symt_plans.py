@@ -128,6 +128,12 @@ def test_training_from_plans_without_validation_holds_out_training_problems(trai
         values.append(h([state])[0])
         state = problem.mimir.apply(state, tuple(action.strip("()").split()))
     assert values[0] > values[-1] + 2, values
+    # `names`: random renamings, drawn per problem from the seed, h their mean
+    init = [problem.mimir.initial_state()]
+    one = [model.bind(problem, names={"order": "random", "samples": 1, "seed": s})(init)[0] for s in (0, 1, 2)]
+    four = model.bind(problem, names={"order": "random", "samples": 4, "seed": 5})(init)[0]
+    assert four == model.bind(problem, names={"order": "random", "samples": 4, "seed": 5})(init)[0]
+    assert len(set(one)) > 1 and model.bind(problem, names={"order": "pool"})(init)[0] == h(init)[0]
 
 
 def test_symt_e_from_plans_solves_a_larger_problem_with_gbfs(trained, tmp_path):

@@ -167,11 +167,12 @@ class HeuristicSearchPlanner:
         guided = self.kind == "heuristic-greedy"
         self.guidance = Guidance.from_settings(settings, max_tokens) if guided else None
         self.limits = UNLIMITED if guided else SearchLimits.from_settings(settings.get("search"))
+        self.bind_options = {"names": settings["names"]} if settings.get("names") else {}  # SymT^E's naming
 
     def solve(self, problem) -> Attempt:
         start = time.perf_counter()
         try:
-            heuristic = self.model.bind(problem)
+            heuristic = self.model.bind(problem, **self.bind_options)
             task = problem.mimir
         except GenplanError as exc:  # e.g. more objects than the model's object tokens
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})

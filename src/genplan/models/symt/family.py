@@ -13,6 +13,7 @@
       seeds: [13]
       strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy, gbfs]
       search: {max_expansions: 100000, time_limit: 60}          # SymT^E's gbfs: limits per problem
+      names: {order: random, samples: 4, seed: 0}   # SymT^E: h averaged over random renamings (default: pool order)
 
 System names as published_results.csv: `symt_e` (encoder) and `symt_ed` (encoder_decoder); the
 variant says how it was trained (contrastive | att_only | hid_only | no_contrastive).
@@ -23,12 +24,16 @@ plan), without state spaces and, where the benchmark has no validation split (IP
 its weights on training problems held out (`val_fraction`; genplan.models.symt.plan_data).
 
 SymT^E plans with the searches of genplan.planners.search, its estimate as the heuristic
-(`SymT.bind`): `heuristic-greedy` (the paper's greedy heuristic guidance) or `gbfs`.
+(`SymT.bind`): `heuristic-greedy` (the paper's greedy heuristic guidance) or `gbfs`. By default
+the objects are named in pool order (objects in natural order take the pool's tokens in order: the
+names rename-one's fixed copy X trains on); `names: {order: random, samples: K, seed: S}` (not in the
+paper) names them at random instead, K renamings drawn per problem from seed S, h the mean of the
+K estimates (docs/sequence-recipe.md: the pool-order names are memorised).
 """
 
 from __future__ import annotations
 
-PLANNING_KEYS = ("generate", "decode", "search")  # keys of a model entry that only plan with the model, never train it
+PLANNING_KEYS = ("generate", "decode", "search", "names")  # keys of a model entry that only plan with the model, never train it
 
 ENCODER_KINDS = ("heuristic-greedy", "gbfs")
 DECODER_KINDS = ("greedy", "greedy-applicable", "greedy-reground")
@@ -66,6 +71,8 @@ def check(name: str, settings: dict) -> list[str]:
     if settings.get("rename") in ("random", "sorted") and list(weights[1:]) != [0, 0]:
         problems.append(f"rename: {settings['rename']} has no renamed pairs for the contrastive losses: set "
                         "loss_weights [w1, 0, 0]")
+    if settings.get("names") and arch != "encoder":
+        problems.append("names: only SymT^E's heuristic (architecture: encoder) reads it")
     return problems
 
 

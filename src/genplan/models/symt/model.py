@@ -239,21 +239,35 @@ class SymT:
         return out.logits[:, -1, :].float(), (memory, mask, out.past)
 
     # --- SymT^E ------------------------------------------------------------------------------------
-    def bind(self, problem):
+    def bind(self, problem, names: dict | None = None):
         """h of `problem`'s pymimir states, one batch a call (genplan.planners.base.Heuristic):
         each state's fluent atoms with the statics and the goal, objects renamed in pool order, as
-        every strategy does at evaluation; GenplanError when the problem has more objects than the
-        model's pool."""
+        every strategy does at evaluation, or with `names` {order: random, samples: K, seed: S} under
+        K random renamings drawn once per problem from S, h their mean; GenplanError when the problem
+        has more objects than the model's pool."""
+        import numpy as np
+
         from genplan.tokens.atom_rows import encode_atom_set
         from genplan.tokens.renaming import Renaming
         from genplan.tokens.types import object_types
 
         task = problem.task
-        renaming = Renaming.identity_order(task.objects, object_types(self.domain_info, task), self.vocab,
-                                           per_type=self.settings.per_type)
-        mimir = problem.mimir
-        return lambda states: self.heuristic_values(
-            [encode_atom_set(mimir.fluents(s), task.goal, renaming, self.vocab, task.statics) for s in states])
+        types = object_types(self.domain_info, task)
+        names = names or {}
+        if names.get("order", "pool") == "random":
+            rng = np.random.default_rng(names.get("seed", 0))
+            renamings = [Renaming.random(task.objects, types, self.vocab, rng, per_type=self.settings.per_type)
+                         for _ in range(names.get("samples", 1))]
+        else:
+            renamings = [Renaming.identity_order(task.objects, types, self.vocab, per_type=self.settings.per_type)]
+        mimir, k = problem.mimir, len(renamings)
+
+        def h(states):
+            rows = [encode_atom_set(mimir.fluents(s), task.goal, r, self.vocab, task.statics)
+                    for s in states for r in renamings]
+            values = self.heuristic_values(rows)
+            return [sum(values[i * k:(i + 1) * k]) / k for i in range(len(states))] if k > 1 else values
+        return h
 
     def heuristic_values(self, atom_sets: list[list[list[int]]]) -> list[float]:
         """h of several states (each given as its atom rows), in one batch."""
