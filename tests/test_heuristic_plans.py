@@ -195,3 +195,68 @@ def test_sparse_rows_fit_and_dedupe_as_the_dense_ones(monkeypatch):
     rs, _, _ = learners.fit_rank(X, better, worse, 0.1, 50)
     rd, _, _ = learners.fit_rank(dense, better, worse, 0.1, 50)
     np.testing.assert_allclose(rs, rd, atol=1e-6)
+
+
+def _reference_h(model, problem):
+    """The test oracle of the bound heuristic: each state rebuilt from its fluent
+    atoms (the package's tuples, sorted, as at training: `ProblemConverter.state`) and scored by
+    wlplan's `predict` one state at a time, the intercept added to each value."""
+    from genplan.models.heuristic.model import MimirStates
+
+    converter = MimirStates(model.encoder, problem).converter
+    w_b = model._linear[1]
+
+    def h(states):
+        fg = model.linear_generator()
+        fg.set_problem(converter.problem)
+        model.encoder._active = None  # the bound heuristic sets its own problem again
+        return np.array([fg.predict(converter.state(problem.mimir.fluents(s))) + w_b for s in states])
+
+    return h
+
+
+def _recorded(heuristic, calls):
+    """`heuristic`, each call's batch of pymimir state indices appended to `calls`."""
+    def h(states):
+        calls.append([s.get_index() for s in states])
+        return heuristic(states)
+
+    return h
+
+
+def test_the_bound_heuristic_scores_as_the_state_by_state_reference_and_gbfs_expands_the_same(gripper, tmp_path):
+    """The bound heuristic (atoms looked up by pymimir index and cached, a batch in one call) gives
+    the reference's values bit for bit, so eager and lazy GBFS evaluate the same batches in the same
+    order (hence expand the same nodes) and return the same plan: the oracle for any change to the
+    heuristic's path. The values are also wlplan's embedding times the weights (numpy), up to
+    rounding. Gripper has static atoms (room, ball, gripper): every state holds them."""
+    from genplan.models.heuristic.train import train_heuristic
+
+    bench, traj = gripper
+    train_heuristic("h_ridge", {"family": "heuristic", "learner": "ridge", "train": {"data": "plans"}}, "gripper",
+                    {"train": [traj, bench], "validation": []}, 13, tmp_path / "model.ckpt")
+    model = registry.load_model(tmp_path / "model.ckpt")
+    test = tmp_path / "g6.pddl"
+    test.write_text(gripper_problem(6))
+    problem = Problem(bench / "domain.pddl", test)
+    bound, reference = model.bind(problem), _reference_h(model, problem)
+    assert problem.task.statics and bound.wl_state._statics  # the statics path is exercised
+    for search in (gbfs, lazy_gbfs):
+        runs = []
+        for h in (bound, reference):
+            calls = []
+            res = search(problem.mimir, _recorded(h, calls), SearchLimits(5000, 60))
+            runs.append((res.reason, res.plan, res.expanded, res.generated, res.evaluated, res.h_init, calls))
+        assert runs[0] == runs[1], search.__name__
+        assert runs[0][0] == "goal" and runs[0][2] > 10 and len(runs[0][6]) > 10
+    states, seen = [problem.mimir.initial_state()], set()
+    for state in states:  # breadth first, 200 states in one batch
+        if len(states) >= 200:
+            break
+        fresh = [s for _, s in problem.mimir.successors(state) if s.get_index() not in seen]
+        seen.update(s.get_index() for s in fresh)
+        states += fresh
+    h = bound(states)
+    assert len(states) > 50 and np.array_equal(h, reference(states)) and np.array_equal(bound(states[:1]), h[:1])
+    np.testing.assert_allclose(h, model.predict(bound.features(states)), rtol=1e-12, atol=1e-9)
+    assert bound(states[:0]).shape == (0,)

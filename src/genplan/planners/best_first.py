@@ -77,16 +77,16 @@ def _evaluate(heuristic: Callable[[list], np.ndarray], states: list, res: Search
 
 
 class _Clock:
-    """Seconds per part of a search (`timers`: successors, goal_and_duplicates, heuristic, queue),
-    kept only when the caller passes a dict (the search-speed benchmark); otherwise free."""
+    """CPU seconds per part of a search (`timers`: successors, goal_and_duplicates, heuristic,
+    queue), kept only when the caller passes a dict (the search-speed benchmark); otherwise free."""
 
     def __init__(self, timers: dict | None):
         self.timers = timers
-        self.last = time.perf_counter() if timers is not None else 0.0
+        self.last = time.process_time() if timers is not None else 0.0
 
     def lap(self, part: str) -> None:
         if self.timers is not None:
-            now = time.perf_counter()
+            now = time.process_time()
             self.timers[part] = self.timers.get(part, 0.0) + now - self.last
             self.last = now
 

@@ -8,10 +8,12 @@ on the training states); its weights {"w", "b"} tensors for the linear learners 
 model as bytes.
 
 `bind(problem)` gives a `BoundHeuristic` for one problem (the interface of the searches,
-genplan.planners.base.Heuristic): it maps a batch of pymimir states to
-wlplan states (each pymimir atom converted once, static atoms added to every state exactly as at
-training), embeds the whole batch with ONE wlplan call, and applies the learner to the feature
-matrix in one numpy (or XGBoost) call."""
+genplan.planners.base.Heuristic): it maps a batch of pymimir states to wlplan states (each pymimir
+atom converted once, static atoms added to every state exactly as at training); a linear learner
+scores each state with wlplan's own `predict` (the ILG graph, the WL refinement and the dot
+product, all in wlplan's C++, the weights set once), XGBoost embeds the whole batch with ONE wlplan
+call and scores the feature matrix in one booster call. Where a search's time goes, and why the
+per-state calls stay: benchmarks/search_speed.py and `BoundHeuristic.__call__`."""
 
 from __future__ import annotations
 
@@ -164,7 +166,10 @@ class BoundHeuristic:
         """h of a batch of pymimir states. XGBoost: one wlplan call embeds the batch, one booster
         call scores it. Linear learners: wlplan's own dot product per state (`Features.predict`
         with the weights set once), measured 5x faster than embedding the batch (0.18 against
-        0.9 ms a state on a 100-block problem: `embed` returns every feature as a Python float)."""
+        0.9 ms a state on a 100-block problem: `embed` returns every feature as a Python float).
+        The Python around these calls is not where the time goes (benchmarks/search_speed.py:
+        wlplan's `State` construction and `predict` take most of it); the conversion and the
+        calls chained by `map`, without this loop, saved too little to measure: not kept."""
         if not states:
             return np.zeros(0)
         self.calls += 1
@@ -181,12 +186,12 @@ class BoundHeuristic:
         return np.fromiter((fg.predict(self.wl_state(s)) + b for s in states), dtype=np.float64, count=len(states))
 
     def _timed(self, fg, b: float, states: list) -> np.ndarray:
-        """`__call__` of a linear model, its two parts timed apart (`timers`)."""
-        t0 = time.perf_counter()
+        """`__call__` of a linear model, its two parts timed apart (`timers`, CPU seconds)."""
+        t0 = time.process_time()
         wl = [self.wl_state(s) for s in states]
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         h = np.fromiter((fg.predict(s) + b for s in wl), dtype=np.float64, count=len(states))
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         self.timers["wl_conversion"] = self.timers.get("wl_conversion", 0.0) + t1 - t0
         self.timers["prediction"] = self.timers.get("prediction", 0.0) + t2 - t1
         return h
