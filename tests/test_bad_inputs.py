@@ -85,7 +85,7 @@ CASES = {
         _gen("blocks", _blocks("2-100", 200)), 1, ["sizes.train x per_size.train", "19800 problems"]),
     "generate: logistics cities 1e11": (
         _gen("logistics", _blocks([2], 1, cities=10**11)), 1,
-        ["cities: 100000000000 is greater than the maximum of 20"]),
+        ["cities: 100000000000 is greater than the maximum of 50"]),
     "generate: visitall max_side too large": (
         _gen("visitall", _blocks([4], 1, max_side=1000)), 1, ["max_side: 1000 is greater than the maximum of 30"]),
     "report: missing results folder": (

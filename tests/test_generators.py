@@ -11,7 +11,7 @@ import pymimir as pm
 import pytest
 
 from genplan.domains import domain_file
-from genplan.stages.generators import GENERATORS, generate_size, parse_sizes, size_parameter
+from genplan.stages.generators import generate_size, parse_sizes, size_parameter
 from genplan.stages.generators import blocks, visitall
 from genplan.pddl_io import parse_domain, parse_problem
 from genplan.stages.problems import SPLITS, generate_benchmark
@@ -40,7 +40,7 @@ def _manifest(root: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-@pytest.fixture(scope="module", params=sorted(GENERATORS))
+@pytest.fixture(scope="module", params=sorted(SMALL))  # the five PlanGPT domains: test_generators_plangpt.py
 def bench(request, tmp_path_factory):
     domain = request.param
     out = tmp_path_factory.mktemp(domain) / "bench"

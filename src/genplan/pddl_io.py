@@ -239,9 +239,13 @@ def problem_to_pddl(
     objects: list[str] | tuple[str, ...],
     init: list[Atom] | frozenset,
     goal: list[Atom] | frozenset,
+    types: list[str] | tuple[str, ...] = (),
 ) -> str:
-    """PDDL text of a STRIPS problem (formatted by the `pddl` library)."""
-    consts = {o: Constant(o) for o in objects}
+    """PDDL text of a STRIPS problem (formatted by the `pddl` library); `types`, when given, the
+    type of each object in the order of `objects` (a typed domain's problem)."""
+    if types and len(types) != len(objects):
+        raise ValueError(f"{len(types)} types for {len(objects)} objects")
+    consts = {o: Constant(o, t) for o, t in zip(objects, types or [None] * len(objects))}
 
     def pred(atom: Atom) -> Predicate:
         return Predicate(atom[0], *(consts[o] for o in atom[1:]))

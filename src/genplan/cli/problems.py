@@ -11,6 +11,8 @@ from genplan.cli.types import json_object as _json
 
 log = logging.getLogger("genplan")
 DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics or visitall")
+GENERATED_DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics, visitall, depots, driverlog, "
+                       "floortile, satellite or zenotravel (genplan.domains.GENERATED_DOMAINS)")
 OUT_BENCHMARK = arg("--out", required=True, help="the benchmark folder (written atomically)")
 
 
@@ -40,7 +42,7 @@ def cmd_import_ipc2023(a) -> int:
 
 COMMANDS = (
     Command("generate", cmd_generate, "write a generated benchmark for one domain (all splits)", (
-        DOMAIN,
+        GENERATED_DOMAIN,
         arg("--params", type=_json, required=True, help='the domain\'s generate section (JSON), e.g. '
             '{"sizes": {"train": [4, 6]}, "per_size": {"train": 3}}'),
         arg("--seed", type=int, required=True, help="the same seed gives the same problems"),

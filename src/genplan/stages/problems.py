@@ -139,7 +139,8 @@ def generate_benchmark(domain: str, config: dict[str, Any], seed: int, out_dir: 
                         "seed": draw_seed,
                         "canonical": canonical_digest(problem),
                     }
-                    text = problem_to_pddl(name, domain_name, problem.objects, problem.init, problem.goal)
+                    text = problem_to_pddl(name, domain_name, problem.objects, problem.init, problem.goal,
+                                           problem.types)
                     (tmp / row["file"]).write_text(text)
                     rows.append(row)
         rows.sort(key=_row_order)

@@ -1,4 +1,6 @@
-"""Seeded, deterministic problem generators for the four domains.
+"""Seeded, deterministic problem generators: the papers' four domains (blocks, gripper, logistics,
+visitall) and the five more of PlanGPT's benchmark (depots, driverlog, floortile, satellite,
+zenotravel; typed domains: their problems carry each object's type).
 
 Every generator module has ``DEFAULTS`` (its parameters, with their default values),
 ``MAXIMA`` (the largest value of each parameter), ``MAX_SIZE`` and ``UNIT`` (the largest size
@@ -43,12 +45,16 @@ class Problem:
     goal: tuple[Atom, ...]
     canonical: Hashable  # equal exactly for problems that count as the same
     indexed: bool = True  # False when the stem alone names the problem (one problem per stem)
+    types: tuple[str, ...] = ()  # each object's type, in the order of `objects`; () for untyped domains
 
 
 # The modules import Problem from here, so they are imported once it is defined.
 from genplan.stages.generators import blocks, gripper, logistics, visitall  # noqa: E402
+from genplan.stages.generators import depots, driverlog, floortile, satellite, zenotravel  # noqa: E402
 
-GENERATORS = {"blocks": blocks, "gripper": gripper, "logistics": logistics, "visitall": visitall}
+GENERATORS = {"blocks": blocks, "gripper": gripper, "logistics": logistics, "visitall": visitall,
+              "depots": depots, "driverlog": driverlog, "floortile": floortile, "satellite": satellite,
+              "zenotravel": zenotravel}
 
 
 def _generator(name: str):
@@ -117,10 +123,21 @@ def size_parameter(domain: str, task: Task) -> int:
     """The size parameter of any parsed task of `domain`, generated or imported.
 
     blocks: number of blocks; gripper: number of balls; logistics: number of goal atoms;
-    visitall: number of cells (``place`` atoms).
+    visitall: number of cells (``place`` atoms); depots: goal ``on`` atoms (crates placed);
+    floortile: goal ``painted`` atoms; satellite: goal ``have_image`` atoms; zenotravel: people
+    (located objects without a fuel level). Driverlog's packages cannot be told from its drivers
+    without the problem's types: ValueError.
     """
     _generator(domain)
     atoms = task.statics | task.init
+    goal_count = {"depots": "on", "floortile": "painted", "satellite": "have_image"}
+    if domain in goal_count:
+        return sum(1 for atom in task.goal if atom[0] == goal_count[domain])
+    if domain == "zenotravel":
+        fuelled = {atom[1] for atom in atoms if atom[0] == "fuel-level"}
+        return len({atom[1] for atom in atoms if atom[0] in ("at", "in")} - fuelled)
+    if domain == "driverlog":
+        raise ValueError("driverlog's size (packages) needs the problem's object types; the generator records it")
     if domain == "blocks":
         return task.num_objects
     if domain == "gripper":
