@@ -1,7 +1,8 @@
 """The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these),
 each declared as a `Command` in the module of what it does: the problems (`cli.problems`), Fast
 Downward's plans (`cli.plans`), the data made from them (`cli.data`), training (`cli.train`),
-planning with a trained model (`cli.solve`) and the reports (`cli.report`)."""
+planning with a trained model (`cli.solve`), the Plansformer baseline's checkpoint (`cli.plansformer`)
+and the reports (`cli.report`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import argparse
 import logging
 import sys
 
-from genplan.cli import data, plans, problems, report, solve, train
+from genplan.cli import data, plans, plansformer, problems, report, solve, train
 from genplan.errors import GenplanError
 
 DESCRIPTION = "The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these)."
 COMMANDS = (*problems.COMMANDS, *plans.COMMANDS, *data.COMMANDS, *train.COMMANDS, *solve.COMMANDS,
-            *report.COMMANDS)
+            *plansformer.COMMANDS, *report.COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
