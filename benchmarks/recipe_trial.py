@@ -76,7 +76,9 @@ def main(argv=None) -> int:
         before = _children_cpu()
         with open(out / "train.log", "w") as log:
             rc = subprocess.run(cmd, stderr=log).returncode
-        lines.append(f"training: rc {rc}, {_children_cpu() - before:.0f} CPU-s, weights selected on {args.select_on}")
+        kept = ("the last epoch's (train.keep: last; validation loss on " + args.select_on + " logged)"
+                if (entry.get("train") or {}).get("keep") == "last" else f"selected on {args.select_on}")
+        lines.append(f"training: rc {rc}, {_children_cpu() - before:.0f} CPU-s, weights {kept}")
         print(lines[-1], flush=True)
         if rc:
             return rc
