@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
+from genplan.pddl_io import Atom
 from genplan.stages.generators import GeneratorError
-
-Atom = tuple[str, ...]
 
 
 def at_least(domain: str, params: dict[str, int], key: str, minimum: int, why: str) -> None:
