@@ -30,6 +30,11 @@ from pathlib import Path
 import yaml
 
 
+# the CLI of the genplan this interpreter imports (`genplan` itself where it is installed; a borrowed GPU
+# machine has the sources on PYTHONPATH and no entry point)
+GENPLAN = [sys.executable, "-m", "genplan"]
+
+
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -53,6 +58,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--out")
     ap.add_argument("--evaluate-only", action="store_true")
+    ap.add_argument("--device", choices=["cpu", "cuda", "auto"], default="cpu", help="the training job's device")
+    ap.add_argument("--threads", type=int, default=1, help="the training job's torch threads")
+    ap.add_argument("--jobs", type=int, default=1, help="problems planned at once (on the CPU)")
     args = ap.parse_args(argv)
 
     cfg = yaml.safe_load(Path(args.config).read_text())
@@ -69,9 +77,9 @@ def main(argv=None) -> int:
         train = [str(R / f"statespaces/{b}/{d}/train.csv"), str(R / f"statespaces/{b}/{d}/train")] \
             if "statespaces" in sources else []
         train.append(str(R / f"trajectories/{b}/{d}/train.json.gz"))
-        cmd = ["genplan", "train", "--model", args.name, "--settings", json.dumps(registry.weight_settings(entry)),
+        cmd = [*GENPLAN, "train", "--model", args.name, "--settings", json.dumps(registry.weight_settings(entry)),
                "--domain", d, "--train", *train, "--validation", str(R / f"trajectories/{b}/{d}/{args.select_on}.json.gz"),
-               "--seed", str(args.seed), "--threads", "1", "--device", "cpu", "--out", str(out / "model.ckpt"),
+               "--seed", str(args.seed), "--threads", str(args.threads), "--device", args.device, "--out", str(out / "model.ckpt"),
                "--log", str(out / "training.csv"), "--summary", str(out / "summary.json")]
         before = _children_cpu()
         with open(out / "train.log", "w") as log:
@@ -84,10 +92,10 @@ def main(argv=None) -> int:
             return rc
     for split in args.splits.split(","):
         csv_path = out / f"{split}.{strategy}.csv"
-        cmd = ["genplan", "evaluate", "--model", str(out / "model.ckpt"), "--benchmark-dir", str(R / f"problems/{b}/{d}"),
+        cmd = [*GENPLAN, "evaluate", "--model", str(out / "model.ckpt"), "--benchmark-dir", str(R / f"problems/{b}/{d}"),
                "--split", split, "--plans-table", str(R / f"plans/{b}/{d}/{split}.csv"), "--strategy", strategy,
                "--settings", json.dumps(registry.planning_settings(entry)), "--benchmark", b, "--seed", str(args.seed),
-               "--jobs", "1", "--out", str(csv_path), "--out-plans", str(out / f"{split}.{strategy}.plans.json.gz")]
+               "--jobs", str(args.jobs), "--out", str(csv_path), "--out-plans", str(out / f"{split}.{strategy}.plans.json.gz")]
         with open(out / f"evaluate-{split}.log", "w") as log:
             rc = subprocess.run(cmd, stderr=log).returncode
         rows = list(csv.DictReader(csv_path.open())) if rc == 0 else []

@@ -50,7 +50,7 @@ def load(path: Path) -> list[dict]:
         if not isinstance(c, dict) or {"doc", "quote", "number", "file"} - set(c):
             raise GenplanError(f"{where}: needs doc, quote, number and file", path)
         if set(c) - KEYS:
-            raise GenplanError(f"{where}: unknown keys {sorted(set(c) - KEYS)}", path)
+            raise GenplanError(f"{where}: unknown keys {sorted(map(str, set(c) - KEYS))}", path)
         ways = [k for k in ("row", "agg", "key", "pattern") if k in c]
         if len(ways) != 1 or ("row" in c and "column" not in c) or (c.get("agg") not in (None, *AGGREGATES)) \
                 or ("agg" in c and c["agg"] != "count" and "column" not in c):
