@@ -49,18 +49,25 @@ def _results(tmp_path):
 
 def test_plangpt_tables_and_figure3_beside_the_published(tmp_path):
     res = _results(tmp_path)
+    _write(res, "ce", "greedy", "interpolation", {"p1", "p2", "p3"}, domain="depots")  # one of PlanGPT's other five
     written = build_report("plangpt", res, res)
     assert sorted(map(str, written)) == sorted(outputs("plangpt", str(res)))
-    t1 = {(r["split"], r["strategy"], r["stop"]): r for r in _read(res / "tables" / "plangpt-table1.csv")}
+    t1 = {(r["split"], r["strategy"], r["stop"]): r for r in _read(res / "tables" / "plangpt-table1.csv")
+          if r["domain"] == "blocks"}
     ce, ces = t1[("interpolation", "greedy", "ce")], t1[("interpolation", "greedy", "ces")]
     assert (ce["ours_mean"], ces["ours_mean"]) == ("25.00", "50.00")
     assert (ce["published_mean"], ces["published_mean"]) == ("98.8", "99.5")  # Blocksworld, T_set
     assert ce["published_note"]  # measured on other instances, and said so
     assert ("interpolation", "greedy-applicable", "ce") not in t1  # not a decoding of PlanGPT's Table 1
+    depots = [r for r in _read(res / "tables" / "plangpt-table1.csv") if r["domain"] == "depots"]
+    assert [(r["ours_mean"], r["published_mean"]) for r in depots] == [("75.00", "72.9")]  # Depots, T_set
+    assert "depots" in (res / "tables" / "plangpt-table1.md").read_text()
     t2 = _read(res / "tables" / "plangpt-table2.csv")
     assert {(r["published_split"], r["ours_mean"], r["published_mean"]) for r in t2 if r["domain"] == "blocks"} == {
         ("ipc", "100.00", "100.0"), ("ipc_minus", "100.00", "100.0")}
     assert {r["ours_mean"] for r in t2 if r["domain"] == "logistics"} == {""}  # published, not run here
+    assert {(r["published_split"], r["published_mean"]) for r in t2 if r["domain"] == "depots"} == {
+        ("ipc", "86.4"), ("ipc_minus", "95.0")}
     stops = _read(res / "tables" / "plangpt-figure3-stops.csv")
     assert [(s["ce_epoch"], s["ces_epoch"]) for s in stops] == [("2", "4")]  # the first epoch of the best coverage
     assert (res / "figures" / "plangpt-figure3.png").stat().st_size > 0

@@ -19,7 +19,7 @@ from genplan.registry import FAMILIES
 CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml",
            "workflow/configs/paper-cpu.yaml",
            "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml",
-           "workflow/configs/plangpt.yaml", "workflow/configs/budget-cpu.yaml"]
+           "workflow/configs/plangpt.yaml", "workflow/configs/plangpt-cpu.yaml", "workflow/configs/budget-cpu.yaml"]
 
 
 def snakemake(*args, cwd=REPO, timeout=900, env=None):

@@ -23,7 +23,8 @@ from genplan.report import aggregate, collect, render
 from genplan.report.published import Published
 
 PAPER, NAME = "plangpt-icaps24", "plangpt"
-DOMAINS = {"blocks": "blocksworld", "gripper": "", "logistics": "logistics", "visitall": "visitall"}  # ours -> theirs
+DOMAINS = {"blocks": "blocksworld", "gripper": "", "logistics": "logistics", "visitall": "visitall",  # ours -> theirs
+           **{d: d for d in ("depots", "driverlog", "floortile", "satellite", "zenotravel")}}  # PlanGPT's other five
 DECODERS = [("greedy", "greedy"), ("multibeam10", "multibeam10"), ("topp0.9x10", "topp0.9_x10")]  # ours, theirs
 STOPS = ("ce", "ces")
 COLUMNS = ["benchmark", "domain", "split", "strategy", "stop", "metric", "ours_mean", "ours_std", "n_seeds",

@@ -26,7 +26,7 @@ from typing import Any
 from genplan.errors import GenplanError
 from genplan.pddl_io import Atom, Task
 
-MAX_PROBLEMS_PER_SPLIT = 10_000  # sizes x per_size of one split
+MAX_PROBLEMS_PER_SPLIT = 100_000  # sizes x per_size of one split (PlanGPT: 70,000 training problems per domain)
 BENCHMARK_KEYS = ("sizes", "per_size")  # the keys of a domain's generate section besides its parameters
 
 
