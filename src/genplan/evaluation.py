@@ -53,10 +53,12 @@ def counters_json(counters: dict) -> str:
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
                    strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
                    seed: str | None = None, model=None, out_plans: str | Path | None = None,
-                   jobs: int = 1) -> list[dict]:
+                   jobs: int = 1, planner=None) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
     (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
+    `planner` one the caller built for `model` and `strategy` (a model of no registered family:
+    `genplan plansformer`), else the model's family builds it;
     `strategy` None: the model's family's default (`resolve_strategy`). The plans table is checked
     against the split before the model loads. Each returned record has the CSV's columns and
     `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
@@ -69,6 +71,8 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
 
     if jobs < 1 or (jobs > 1 and model is not None):
         raise ValueError(f"jobs must be at least 1 and 1 for a model held in memory, not {jobs}")
+    if planner is not None and (model is None or strategy is None):
+        raise ValueError("a planner built by the caller needs its model and strategy")
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     if not domain.is_file():
@@ -79,8 +83,9 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     best = planning.best_known_lengths(_read_plans_table(plans_table, {r["problem"] for r in rows}, split))
     resumable = model is None  # a model held in memory: the checkpoint's hash need not describe it
     model = model if model is not None else load_model(checkpoint, domain)
-    strategy = resolve_strategy(model, strategy)
-    planner = make_planner(model, strategy, settings)
+    if planner is None:
+        strategy = resolve_strategy(model, strategy)
+        planner = make_planner(model, strategy, settings)
     common = {
         "benchmark": benchmark or benchmark_dir.parent.name, "domain": domain_key(domain), "split": split,
         "system": model.system, "variant": model.variant, "model": model.name,

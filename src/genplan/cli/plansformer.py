@@ -15,6 +15,7 @@ def cmd_plansformer(a) -> int:
     from genplan.errors import GenplanError
     from genplan.evaluation import evaluate_split
     from genplan.models.plansformer import family
+    from genplan.planners.strategies import parse
 
     settings = dict(a.settings)
     if a.max_length is not None:
@@ -27,9 +28,9 @@ def cmd_plansformer(a) -> int:
     if a.threads < 1:
         raise GenplanError(f"--threads must be at least 1, not {a.threads}")
     model = family.load_checkpoint(a.checkpoint, seed=a.seed, name=a.name, device=a.device, threads=a.threads)
-    with family.registered():
-        evaluate_split(a.checkpoint, a.benchmark_dir, a.split, a.plans_table, a.strategy, settings, a.out,
-                       benchmark=a.benchmark, model=model, out_plans=a.out_plans)
+    evaluate_split(a.checkpoint, a.benchmark_dir, a.split, a.plans_table, a.strategy, settings, a.out,
+                   benchmark=a.benchmark, model=model, out_plans=a.out_plans,
+                   planner=family.planner(model, parse(a.strategy), settings))
     return 0
 
 

@@ -1,10 +1,11 @@
 """Plansformer (Pallagani et al. 2022, arXiv:2212.08681) as a baseline row: a CodeT5 checkpoint
 that a user has on disk (a Hugging Face folder: `config.json` of a T5, the weights, the tokenizer),
 loaded with `transformers` without the network, planning through the one planner interface so that
-`genplan.evaluation` VAL-checks and records its plans as every family's (`genplan plansformer`).
+`genplan.evaluation` VAL-checks and records its plans as every family's (`genplan plansformer`, which
+hands `evaluate_split` this module's planner).
 
-Genplan does not train it: the family is in the registry only while the command evaluates
-(`registered`), with no schema, training or workflow rule, so that the configurations are unchanged.
+Genplan does not train it: it is no family of the registry (no schema, training or workflow rule),
+so that the configurations are unchanged.
 Its rows read system `plansformer`, variant `pretrained`, as `published_results.csv` names the
 state-centric paper's Plansformer column.
 
@@ -18,7 +19,6 @@ the fine-tuning's source length; 0: never cut), `repetition_penalty` (2.5) and `
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -38,24 +38,7 @@ DEFAULTS = {"max_length": 512, "max_source_tokens": 512, "repetition_penalty": 2
 WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
 INSTALL = "pip install -e '.[plansformer]'"
 
-FAMILY = {"name": NAME, "module": __name__, "trains_from": (), "strategy_kinds": ("greedy", "multibeam"),
-          "gpu": True, "default_strategy": DEFAULT_STRATEGY}
-
-
-@contextlib.contextmanager
-def registered():
-    """The family in genplan.registry while the block runs (genplan.evaluation plans through the
-    registry), removed after it: the configuration schema and the reports never see it."""
-    from genplan import registry
-
-    added = NAME not in registry.FAMILIES
-    if added:
-        registry.register(registry.Family(**FAMILY))
-    try:
-        yield
-    finally:
-        if added:
-            registry.FAMILIES.pop(NAME, None)
+STRATEGY_KINDS = ("greedy", "multibeam")
 
 
 @dataclass
@@ -141,7 +124,7 @@ def check(strategy: str, settings: dict) -> None:
         strat = parse(strategy)
     except UnknownStrategy:
         strat = None
-    if strat is None or strat.kind not in FAMILY["strategy_kinds"] or (strat.kind == "multibeam" and strat["anyvalid"]):
+    if strat is None or strat.kind not in STRATEGY_KINDS or (strat.kind == "multibeam" and strat["anyvalid"]):
         raise ValueError(f"Unknown value strategy={strategy!r} for Plansformer. Must be greedy or multibeamN "
                          "(N beams, the most probable sequence)")
     unknown = sorted(set(settings) - set(DEFAULTS))
@@ -176,11 +159,6 @@ def _tokenizer(path: Path, auto):
 def planner(model: PlansformerModel, strategy, settings: dict) -> PlansformerPlanner:
     check(strategy.name, settings)
     return PlansformerPlanner(model, strategy, {**DEFAULTS, **settings})
-
-
-def train(*args, **kwargs):
-    raise GenplanError("Plansformer is not trained by genplan: fine-tune CodeT5 with the authors' code and "
-                       "evaluate the checkpoint folder with `genplan plansformer`")
 
 
 class PlansformerPlanner:
