@@ -37,9 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 TEST_PROFILE = "profiles/slurm-noacct"
 SMOKE = "workflow/configs/smoke.yaml"
-# the smoke configuration with one of its two domains, evaluated on the validation split only
-# (tests/slurm-smoke.yaml): every stage (problems to the report, GPU training included), about a
-# third of the jobs, so that the file stays within a few minutes
+# the smoke configuration with one of its two domains, evaluated on the validation split only, with one
+# GPU-family and one CPU-family model (tests/slurm-smoke.yaml): every stage (problems to the reports, a
+# `train_model` and a `train_model_cpu` job), 22 SLURM jobs, so that the file stays within a few minutes
 SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]"]
 # the only keys in which the test profile may differ from the site profile
 NOACCT_KEYS = {"slurm-status-command", "slurm-init-seconds-before-status-checks", "slurm-no-account"}
