@@ -75,6 +75,15 @@ def _run(cmd: list[str], timeout: float = 60, **kw) -> subprocess.CompletedProce
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+def _leftover(target: Path) -> bool:
+    """Whether an /etc/slurm file is a link left by an earlier SlurmCluster (its folder holds the state
+    file `cluster.json`, or is gone) rather than the machine's own configuration."""
+    if not target.is_symlink():
+        return False
+    folder = Path(os.readlink(target)).parent
+    return not folder.exists() or (folder / "cluster.json").exists()
+
+
 def _port_in_use(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
@@ -191,6 +200,12 @@ class SlurmCluster:
         ETC.mkdir(parents=True, exist_ok=True)
         for name in ("slurm.conf", "gres.conf"):
             target = ETC / name
+            if _leftover(target):
+                # a link into the folder of an earlier cluster of this class that was killed before it
+                # could restore /etc/slurm: kept, it would make every later `scontrol` (and so every
+                # snakemake start: the SLURM plugin asks `scontrol show config` at import) wait 9-10 s
+                # for a controller that is gone
+                target.unlink()
             if target.exists() or target.is_symlink():
                 backup = self.dir / f"{name}.orig"
                 shutil.move(str(target), str(backup))

@@ -66,3 +66,27 @@ def test_retries_grow_the_default_resources_and_the_state_space_runtime():
         assert "runtime" not in profile["set-resources"]["statespace_split"], path
     rule = (REPO / "workflow" / "rules" / "statespaces.smk").read_text()
     assert "runtime=scaled(STATESPACE_RUNTIME_MIN)" in rule and "STATESPACE_RUNTIME_MIN = 480" in rule
+
+
+def test_a_link_left_by_a_killed_test_cluster_is_not_kept(tmp_path):
+    """tests/slurm_cluster.py: an /etc/slurm link into an earlier cluster's folder (its `cluster.json`
+    there, or the folder gone) is a leftover and is replaced, not backed up and restored; the machine's
+    own configuration (a file, or a link elsewhere) is kept."""
+    from slurm_cluster import _leftover
+
+    old = tmp_path / "slurm-cluster0"
+    old.mkdir()
+    (old / "slurm.conf").write_text("ClusterName=x\n")
+    (old / "cluster.json").write_text("{}")
+    own = tmp_path / "site"
+    own.mkdir()
+    (own / "slurm.conf").write_text("ClusterName=site\n")
+    links = {}
+    for name, to in {"ours": old / "slurm.conf", "gone": tmp_path / "deleted" / "slurm.conf",
+                     "site": own / "slurm.conf"}.items():
+        links[name] = tmp_path / f"{name}.conf"
+        links[name].symlink_to(to)
+    plain = tmp_path / "plain.conf"
+    plain.write_text("ClusterName=plain\n")
+    assert [_leftover(links["ours"]), _leftover(links["gone"]), _leftover(links["site"]), _leftover(plain)] == [
+        True, True, False, False]
