@@ -104,6 +104,37 @@ def test_renaming_objects_with_their_embeddings_renames_the_output(problem):
             assert torch.allclose(l1, l2[perm], atol=1e-4)
 
 
+
+def test_shared_decoder_tokens_rename_with_the_encoder_table_alone(problem):
+    """`decoder_tokens: shared`: the decoder reads and scores its tokens through the encoder's E, so
+    swapping two objects' rows of E alone (no decoder table to swap) trades their scores, and the
+    decoder's output is still independent of the atoms' order."""
+    info, task, vocab = problem
+    a, b = "ball1", "roomb"
+    r1 = Renaming.identity_order(task.objects, None, vocab)
+    swapped = dict(r1.forward)
+    swapped[a], swapped[b] = r1.forward[b], r1.forward[a]
+    r2 = Renaming(swapped)
+    ta, tb = vocab.id(r1.forward[a]), vocab.id(r1.forward[b])
+    net = _net("encoder_decoder", vocab, seed=1, decoder_tokens="shared")
+    twin = _net("encoder_decoder", vocab, seed=1, decoder_tokens="shared")
+    assert net.decoder.wte.weight.shape[0] == 1  # no table of its own
+    with torch.no_grad():
+        twin.atoms.E.weight[[ta, tb]] = twin.atoms.E.weight[[tb, ta]]
+    x1, m1 = pad_rows([encode_atom_set(task.init, task.goal, r1, vocab, task.statics)])
+    x2, m2 = pad_rows([encode_atom_set(task.init, task.goal, r2, vocab, task.statics)])
+    l1 = net.decode(torch.tensor([[vocab.action_id, vocab.id("pick"), ta]]), net.encode(x1, m1).hidden, m1).logits[0, -1]
+    l2 = twin.decode(torch.tensor([[vocab.action_id, vocab.id("pick"), tb]]), twin.encode(x2, m2).hidden, m2).logits[0, -1]
+    perm = torch.arange(len(vocab))
+    perm[ta], perm[tb] = tb, ta
+    assert torch.allclose(l1, l2[perm], atol=1e-4)
+    assert not torch.allclose(l1, l2, atol=1e-4)  # the swap did change the scores
+    rows = encode_atom_set(task.init, task.goal, r1, vocab, task.statics)
+    perm_rows = np.random.default_rng(0).permutation(len(rows))
+    x, m = pad_rows([rows, [rows[i] for i in perm_rows]])
+    logits = net.decode(torch.tensor([[vocab.action_id, vocab.id("pick")]] * 2), net.encode(x, m).hidden, m).logits
+    assert torch.allclose(logits[0], logits[1], atol=1e-4)
+
 def test_readout_by_hand():
     """Blocks that add nothing (zero residual projections): the last hidden states are the atom
     embeddings W (E[p] | E[o1] | E[o2]) + b; the readout sums their first d_k = 2 dimensions."""

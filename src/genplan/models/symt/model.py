@@ -20,6 +20,7 @@ equations. `SymT` holds what planning needs and goes in and out of the checkpoin
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
@@ -36,6 +37,7 @@ ARCHITECTURES = ("encoder", "encoder_decoder")
 # random (random) or always in pool order (sorted: PlanGPT's `rename: sorted`, for tests and a name-leak check)
 RENAMES = ("rename-both", "rename-one", "random", "sorted")
 DECODER_POSITIONS = ("none", "learned")
+DECODER_TOKENS = ("own", "shared")
 
 
 @dataclass
@@ -48,6 +50,10 @@ class NetworkSettings:
     d_readout: int | None = None  # SymT^E's readout MLP hidden size; None: d_model
     dropout: float = 0.0
     decoder_positions: str = "none"  # none (NoPE, the paper) | learned (ablation)
+    # SymT^ED's decoder tokens: `own` table (and tied LM head), or `shared`: the encoder's E[token] through one
+    # linear map to d_model, for the decoder's input and (tied) output: an object the decoder names is then
+    # the very vector the encoder read it as (the paper's one table E; how the decoder embeds it is not said)
+    decoder_tokens: str = "own"
     max_len: int = 1024  # decoder context (the learned positions' table)
 
 
@@ -97,6 +103,9 @@ class SymTSettings(base.Settings):
         if self.network.decoder_positions not in DECODER_POSITIONS:
             raise GenplanError(f"Unknown value decoder_positions={self.network.decoder_positions!r}. "
                                f"Must be from {list(DECODER_POSITIONS)}")
+        if self.network.decoder_tokens not in DECODER_TOKENS:
+            raise GenplanError(f"Unknown value decoder_tokens={self.network.decoder_tokens!r}. "
+                               f"Must be from {list(DECODER_TOKENS)}")
         if len(self.loss_weights) != 3 or any(not isinstance(w, (int, float)) or w < 0 for w in self.loss_weights):
             raise GenplanError(f"loss_weights must be three non-negative numbers [w1, w2, w3], "
                                f"not {self.loss_weights!r}")
@@ -117,7 +126,16 @@ class SymTSettings(base.Settings):
         return bool(self.loss_weights[1] or self.loss_weights[2])
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "train": self.train.to_dict()}
+        return {**asdict(self), "network": network_dict(self.network), "train": self.train.to_dict()}
+
+
+def network_dict(network: NetworkSettings) -> dict:
+    """The network settings as checkpoints and partial-state keys store them: `decoder_tokens` only
+    where it is not the default (as before the setting existed)."""
+    out = asdict(network)
+    if out["decoder_tokens"] == "own":
+        del out["decoder_tokens"]
+    return out
 
 
 class AtomEmbedding(nn.Module):
@@ -157,9 +175,15 @@ class SymTNet(nn.Module):
             d_readout = n.d_readout or n.d_model
             self.readout = nn.Sequential(nn.Linear(self.d_k, d_readout), nn.GELU(), nn.Linear(d_readout, 1))
         else:
-            self.decoder = Transformer(TransformerConfig(vocab_size=cfg["vocab_size"], max_len=n.max_len, causal=True,
+            self.shared_tokens = n.decoder_tokens == "shared"
+            # shared: the decoder reads and writes tokens through `token_map` (E[token] -> d_model), its own table
+            # a single unused row, as the encoder's
+            self.decoder = Transformer(TransformerConfig(vocab_size=1 if self.shared_tokens else cfg["vocab_size"],
+                                                         max_len=n.max_len, causal=True,
                                                          positions=n.decoder_positions, cross_attention=True,
-                                                         pad_id=cfg["pad_id"], **common))
+                                                         pad_id=0 if self.shared_tokens else cfg["pad_id"], **common))
+            if self.shared_tokens:
+                self.token_map = nn.Linear(n.d_token, n.d_model)
 
     def encode(self, rows: torch.Tensor, mask: torch.Tensor, need: bool = False):
         """Encoder output of atom rows [B, N, 1 + m] with mask [B, N] (True = real atom)."""
@@ -174,8 +198,14 @@ class SymTNet(nn.Module):
 
     def decode(self, tokens: torch.Tensor, memory: torch.Tensor, memory_mask: torch.Tensor, *, attention_mask=None,
                past=None, use_cache=False, need=False):
-        return self.decoder(tokens, attention_mask=attention_mask, memory=memory, memory_mask=memory_mask, past=past,
-                            use_cache=use_cache, return_attentions=need, return_hidden=need)
+        if not self.shared_tokens:
+            return self.decoder(tokens, attention_mask=attention_mask, memory=memory, memory_mask=memory_mask,
+                                past=past, use_cache=use_cache, return_attentions=need, return_hidden=need)
+        table = self.token_map(self.atoms.E.weight)  # [V, d_model]: the decoder's tokens, in and out
+        out = self.decoder(inputs_embeds=table[tokens], attention_mask=attention_mask, memory=memory,
+                           memory_mask=memory_mask, past=past, use_cache=use_cache, return_attentions=need,
+                           return_hidden=need)
+        return dataclasses.replace(out, logits=out.hidden @ table.T)
 
 
 class _Prompt(list):

@@ -18,7 +18,6 @@ weights (att_weight, hid_weight) and the summary the ramp's length and the step 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,7 @@ from genplan.datasets.domain_text import training_domain
 from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.symt import data
-from genplan.models.symt.model import SymT, SymTNet, SymTSettings
+from genplan.models.symt.model import SymT, SymTNet, SymTSettings, network_dict
 from genplan.nn.contrastive import WeightRamp
 from genplan.nn.transformer import parameter_count
 from genplan.training.job import Job, digest
@@ -171,7 +170,7 @@ def _untrained(job: Job, settings: SymTSettings, domain_info) -> SymT:
     from genplan.tokens.atom_rows import atom_vocabulary, max_arity
 
     vocab = atom_vocabulary(domain_info, settings.object_pool)
-    net_cfg = {"architecture": settings.architecture, "network": asdict(settings.network), "vocab_size": len(vocab),
+    net_cfg = {"architecture": settings.architecture, "network": network_dict(settings.network), "vocab_size": len(vocab),
                "width": 1 + max_arity(vocab), "pad_id": vocab.pad_id}
     return SymT(job.identity(domain_info.name), vocab, SymTNet(net_cfg), settings, domain_info)
 
