@@ -18,7 +18,7 @@ from test_statespace_sampler import _benchmark
 from genplan import registry
 from genplan.models.diffusion import data
 from genplan.models.diffusion.atoms import AtomVocabulary
-from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, Denoiser, network_config
+from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, make_denoiser, network_config
 from genplan.nn.transformer import TransformerConfig
 from genplan.pddl_io import parse_domain
 from genplan.planners.base import Problem
@@ -33,14 +33,14 @@ SETTINGS = {"family": "diffusion", "object_pool": 8, "max_plan_tokens": WIDTH, "
                       "patience": None}}
 
 
-def _untrained(width=WIDTH, pool=8, seed=0):
+def _untrained(width=WIDTH, pool=8, seed=0, condition="table"):
     torch.manual_seed(seed)
     info = parse_domain(DOMAIN)
     vocab = Vocabulary.for_domain(info, pool)
     atoms = AtomVocabulary(vocab)
-    settings = DiffusionSettings.from_entry({"object_pool": pool, "max_plan_tokens": width,
+    settings = DiffusionSettings.from_entry({"object_pool": pool, "max_plan_tokens": width, "condition": condition,
                                              "network": {"d_model": 32, "n_heads": 4, "n_layers": 2}})
-    net = Denoiser(TransformerConfig(**network_config(vocab, settings)), len(atoms)).eval()
+    net = make_denoiser(TransformerConfig(**network_config(vocab, settings)), atoms, settings).eval()
     ident = {"name": "untrained", "domain": "gripper", "pddl_domain": info.name, "seed": seed}
     return DiffusionModel(ident, vocab, atoms, net, settings, info)
 
@@ -127,8 +127,9 @@ def test_the_loss_weighs_masked_plan_positions_only():
     assert torch.allclose(down[:, C:][pads], 0.1 * w[:, C:][pads]) and torch.equal(down[:, C:][~pads], w[:, C:][~pads])
 
 
-def test_permuting_the_condition_atoms_leaves_the_output_unchanged():
-    model = _untrained()
+@pytest.mark.parametrize("condition", ["table", "factored"])
+def test_permuting_the_condition_atoms_leaves_the_output_unchanged(condition):
+    model = _untrained(condition=condition)
     cond = torch.tensor([[3, 17, 40, 41, 90, 200, 333]])
     plan = torch.tensor([[1] + [5] * WIDTH])
     plan[0, 3] = 9
@@ -142,6 +143,31 @@ def test_permuting_the_condition_atoms_leaves_the_output_unchanged():
         other = model.net.plan_logits(cond.clone().fill_(3), torch.ones_like(cond, dtype=torch.bool), plan)
     assert not torch.allclose(base, other, atol=1e-5)
 
+
+
+def test_a_factored_condition_reads_objects_through_the_plan_vocabulary(files, tmp_path):
+    """`condition: factored`: an atom is embedded from its predicate slot and the plan's own object
+    embeddings (AtomVocabulary.rows), so changing one object's plan embedding changes exactly the
+    atoms that name it; a model so set trains, and its checkpoint loads and plans."""
+    model = _untrained(condition="factored")
+    atoms, vocab, net = model.atoms, model.vocab, model.net
+    assert net.factored and not hasattr(net, "atoms")
+    rows = atoms.rows()
+    ids = [atoms.id(("at", "o1", "o2")), atoms.id(("at", "o3", "o2")), atoms.id(("at", "o1", "o2"), goal=True)]
+    assert [vocab.token(t) for t in rows[ids[0], 1:]] == ["o1", "o2"] and rows[ids[2], 0] != rows[ids[0], 0]
+    cond = torch.tensor([ids])
+    with torch.no_grad():
+        before = net.embed_condition(cond)
+        net.core.wte.weight[vocab.id("o1")] += 1.0
+        after = net.embed_condition(cond)
+    changed = [not torch.allclose(before[0, i], after[0, i]) for i in range(3)]
+    assert changed == [True, False, True]
+    settings = {**SETTINGS, "condition": "factored", "train": {**SETTINGS["train"], "epochs": 3}}
+    ckpt = _train(tmp_path / "model.ckpt", settings, files["ss"], files["train"], files["val"])
+    loaded = registry.load_model(ckpt, expect_domain="gripper")
+    assert loaded.settings.condition == "factored" and loaded.net.factored
+    res = run_cli("solve", "--model", ckpt, DOMAIN, files["problems"][1], "--strategy", "unmask-T4")
+    assert "Traceback" not in res.stderr and res.returncode in (0, 1)
 
 def test_the_schedule_commits_every_position_in_t_steps():
     assert commit_counts(220, 20) == [11] * 20 and commit_counts(10, 4) == [3, 3, 2, 2]

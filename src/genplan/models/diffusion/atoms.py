@@ -89,3 +89,31 @@ class AtomVocabulary:
         s = [self.id(renaming.rename_atom(a)) for a in sorted(set(state))]
         g = [self.id(renaming.rename_atom(a), goal=True) for a in sorted(set(goal))]
         return s + g
+
+    def rows(self):
+        """The factored form of every atom id (`condition: factored`, genplan.models.diffusion.model):
+        a LongTensor [2A, 1 + m] whose row `id` holds the atom's predicate slot (the predicate's index
+        in sorted order, plus the number of predicates in the goal region: goal predicates are their
+        own symbols) and the plan vocabulary's ids of its object tokens, `<pad>` up to the largest
+        arity m."""
+        import torch
+
+        preds = list(self.vocab.predicates)
+        width = 1 + max([self.vocab.predicates[p] for p in preds] + [0])
+        if len(self) * width > 50_000_000:
+            raise GenplanError(f"{len(self):,} atom ids over a pool of {self.pool} objects are too many to "
+                               "factor in one table: lower object_pool")
+        objects = torch.tensor([self.vocab.id(f"{GLOBAL_PREFIX}{i}") for i in range(self.pool)])
+        out = torch.full((len(self), width), self.vocab.pad_id, dtype=torch.long)
+        for slot, pred in enumerate(preds):
+            arity, base = self.vocab.predicates[pred], self._base[pred]
+            local = torch.arange(self.pool ** arity)
+            for region in (0, 1):
+                ids = base + local + region * self.atoms
+                out[ids, 0] = slot + region * len(preds)
+                k = local.clone()
+                for j in reversed(range(arity)):  # the mixed-radix digits, last argument first
+                    out[ids, 1 + j] = objects[k % self.pool]
+                    k = k // self.pool
+        return out
+

@@ -28,6 +28,7 @@ from genplan.models import settings as base
 from genplan.models.diffusion.family import PLANNING_KEYS
 
 SCHEDULES = ("uniform", "beta")
+CONDITIONS = ("table", "factored")
 
 
 @dataclass
@@ -65,6 +66,9 @@ class DiffusionSettings(base.Settings):
     object_pool: int = 32  # object tokens o0..oK-1 (one global pool: atom tokens are defined over it)
     max_plan_tokens: int = 220  # plan positions after <BOS> (schema and argument tokens, <EOS>, <PAD>)
     rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order
+    # table: one learned embedding per atom id (as before); factored: SymT's atom embedding from the predicate
+    # and the plan's own object embeddings ("following Fritzsche et al. we represent each atom as a single token")
+    condition: str = "table"
     network: NetworkSettings = field(default_factory=NetworkSettings)
     train: TrainSettings = field(default_factory=TrainSettings)
 
@@ -84,6 +88,8 @@ class DiffusionSettings(base.Settings):
         if type(tr.contrastive_ramp_steps) is not int or tr.contrastive_ramp_steps < 0:
             out.append(f"train.contrastive_ramp_steps must be a non-negative integer (optimizer steps; 0: no ramp), "
                        f"not {tr.contrastive_ramp_steps!r}")
+        if self.condition not in CONDITIONS:
+            out.append(f"condition {self.condition!r} is not one of {list(CONDITIONS)}")
         if self.rename not in ("random", "sorted"):
             out.append(f"rename {self.rename!r} is not random or sorted")
         if not isinstance(self.object_pool, int) or isinstance(self.object_pool, bool) or self.object_pool < 1:
@@ -95,6 +101,8 @@ class DiffusionSettings(base.Settings):
     def to_dict(self) -> dict:
         d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
+        if d["condition"] == "table":  # the checkpoint and partial key as before the setting existed
+            del d["condition"]
         if d["train"]["contrastive_ramp_steps"] == 0:  # the checkpoint and partial key as before the ramp existed
             del d["train"]["contrastive_ramp_steps"]
         return d
@@ -102,15 +110,33 @@ class DiffusionSettings(base.Settings):
 
 class Denoiser(nn.Module):
     """The shared transformer core, bidirectional with rotary positions, over the plan vocabulary,
-    plus an embedding table for the atom tokens of the condition."""
+    plus the condition's atom embeddings: one table row per atom id (`condition: table`), or, given
+    `rows` (`condition: factored`, genplan.models.diffusion.atoms.AtomVocabulary.rows), SymT's
+    composition W (P[p] | E[o1] | ... | E[pad]) + b, with E the plan vocabulary's own token table:
+    an object of the condition is the vector the denoiser reads and writes it as in the plan."""
 
-    def __init__(self, config, atom_tokens: int):
+    def __init__(self, config, atom_tokens: int, rows: torch.Tensor | None = None):
         super().__init__()
         from genplan.nn.transformer import Transformer
 
         self.core = Transformer(config)
-        self.atoms = nn.Embedding(max(1, atom_tokens), config.d_model)
-        nn.init.normal_(self.atoms.weight, mean=0.0, std=0.02)
+        self.factored = rows is not None
+        if self.factored:
+            self.register_buffer("atom_rows", rows.long(), persistent=False)
+            self.predicates = nn.Embedding(int(rows[:, 0].max()) + 1, config.d_model)
+            self.atom_map = nn.Linear(rows.shape[1] * config.d_model, config.d_model)
+            nn.init.normal_(self.predicates.weight, mean=0.0, std=0.02)
+        else:
+            self.atoms = nn.Embedding(max(1, atom_tokens), config.d_model)
+            nn.init.normal_(self.atoms.weight, mean=0.0, std=0.02)
+
+    def embed_condition(self, cond: torch.Tensor) -> torch.Tensor:
+        """[B,C] atom ids -> [B,C,d_model]."""
+        if not self.factored:
+            return self.atoms(cond)
+        r = self.atom_rows[cond]  # [B,C,1+m]
+        parts = [self.predicates(r[..., 0])] + [self.core.wte(r[..., j]) for j in range(1, r.shape[-1])]
+        return self.atom_map(torch.cat(parts, dim=-1))
 
     @property
     def config(self):
@@ -123,7 +149,7 @@ class Denoiser(nn.Module):
         logits are ``out.logits[:, C:]``."""
         B, C = cond.shape
         L1 = plan.shape[1]
-        x = torch.cat([self.atoms(cond), self.core.wte(plan)], dim=1)
+        x = torch.cat([self.embed_condition(cond), self.core.wte(plan)], dim=1)
         mask = torch.cat([cond_mask.bool(), torch.ones(B, L1, dtype=torch.bool, device=plan.device)], dim=1)
         pos = torch.cat([torch.zeros(C, device=plan.device), torch.arange(L1, device=plan.device)])
         offset = (pos - torch.arange(C + L1, device=plan.device))[None]
@@ -132,6 +158,11 @@ class Denoiser(nn.Module):
 
     def plan_logits(self, cond, cond_mask, plan) -> torch.Tensor:
         return self(cond, cond_mask, plan).logits[:, cond.shape[1]:]
+
+
+def make_denoiser(config, atoms, settings: DiffusionSettings) -> Denoiser:
+    """The denoiser of `settings` over an AtomVocabulary (its condition embedding as `condition` says)."""
+    return Denoiser(config, len(atoms), atoms.rows() if settings.condition == "factored" else None)
 
 
 def network_config(vocab, settings: DiffusionSettings) -> dict:
@@ -166,7 +197,7 @@ class DiffusionModel:
             settings = DiffusionSettings.from_entry(env["config"]["settings"])
             vocab = Vocabulary.from_dict(env["vocabulary"])
             atoms = AtomVocabulary(vocab)
-            net = Denoiser(TransformerConfig(**env["config"]["network"]), len(atoms))
+            net = make_denoiser(TransformerConfig(**env["config"]["network"]), atoms, settings)
             net.load_state_dict(env["weights"])
             net.eval()
             domain_info = domain_of_text(env["config"]["domain_pddl"])

@@ -36,7 +36,7 @@ from genplan.datasets.domain_text import training_domain
 from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.diffusion import data
-from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, Denoiser, network_config, variant_of
+from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, make_denoiser, network_config, variant_of
 from genplan.nn.contrastive import WeightRamp
 from genplan.nn.transformer import TransformerConfig, parameter_count
 from genplan.training.job import Job, digest
@@ -105,7 +105,7 @@ def _untrained(job: Job, settings: DiffusionSettings, domain_info, train_cases: 
     if not t_plans or not v_plans:
         raise GenplanError(f"no training or validation plan fits max_plan_tokens {width} "
                            f"(skipped {t_skip} training, {v_skip} validation)")
-    net = Denoiser(TransformerConfig(**network_config(vocab, settings)), len(atoms))
+    net = make_denoiser(TransformerConfig(**network_config(vocab, settings)), atoms, settings)
     return DiffusionModel(job.identity(domain_info.name), vocab, atoms, net, settings, domain_info), sequences
 
 
