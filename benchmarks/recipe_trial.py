@@ -11,7 +11,7 @@ and its folder, trajectories/<b>/<d>/<split>.json.gz, plans/<b>/<d>/<split>.csv,
 `snakemake --configfile C <those files>` makes them. The trial writes into --out (default
 runs/recipe-trials/NAME): entry.json (the settings trained), model.ckpt, training.csv, summary.json,
 train.log, <split>.<strategy>.csv and a line per split in result.txt (solved / problems, CPU seconds
-of the training job). `--select-on train` gives the training split's trajectories as the
+of the training job; `--evaluate-only` adds its lines). `--select-on train` gives the training split's trajectories as the
 validation data that selects the weights (a diagnosis: does the model fit what it trains on?),
 never a setting of a committed configuration.
 """
@@ -100,7 +100,9 @@ def main(argv=None) -> int:
         rows = list(csv.DictReader(csv_path.open())) if rc == 0 else []
         lines.append(f"{split} {strategy}: {sum(r['solved'] == 'yes' for r in rows)}/{len(rows)} solved (rc {rc})")
         print(lines[-1], flush=True)
-    (out / "result.txt").write_text("\n".join(lines) + "\n")
+    # --evaluate-only adds its lines to those of the training run (other strategies, other splits)
+    before = (out / "result.txt").read_text() if args.evaluate_only and (out / "result.txt").is_file() else ""
+    (out / "result.txt").write_text(before + "\n".join(lines) + "\n")
     return 0
 
 
