@@ -1,0 +1,68 @@
+"""A budget curve from recipe trials (benchmarks/recipe_trial.py): one row per trial folder, in the
+order of the CPU time its training job used, with what the trial measured, into a CSV and a Markdown
+table (issue 25, item 2, before the budget-cpu configuration has run):
+
+    python benchmarks/trial_curve.py benchmarks/results/recipe/c1_symte_gripper_b001 ... \
+        --out benchmarks/results/recipe/c1-symte-gripper-curve
+
+Columns: trial, examples presented (train.examples x train.epochs of its entry.json), optimiser
+steps and training CPU-seconds (`optimizer_steps`, `job_cpu_s` of its summary.json), the last
+epoch's training and validation loss (training.csv), and per split planned the problems solved with
+a VAL-valid plan out of those planned (<split>.<strategy>.csv)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+SPLITS = ("train", "interpolation", "validation", "extrapolation")
+
+
+def row(folder: Path, strategy: str) -> dict:
+    entry = json.loads((folder / "entry.json").read_text())
+    summary = json.loads((folder / "summary.json").read_text())
+    log = list(csv.DictReader((folder / "training.csv").open()))
+    out = {"trial": folder.name, "examples_presented": entry["train"]["examples"] * entry["train"]["epochs"],
+           "optimizer_steps": summary["optimizer_steps"], "job_cpu_s": round(summary["job_cpu_s"]),
+           "train_loss": log[-1]["train_loss"], "val_loss": log[-1]["val_loss"]}
+    for split in SPLITS:
+        path = folder / f"{split}.{strategy}.csv"
+        if path.is_file():
+            rows = list(csv.DictReader(path.open()))
+            solved = sum(r["solved"] == "yes" and r["val"] == "valid" for r in rows)
+            out[split] = f"{solved}/{len(rows)}"
+        else:
+            out[split] = "not planned"
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("trials", nargs="+", type=Path)
+    ap.add_argument("--strategy", default="heuristic-greedy")
+    ap.add_argument("--out", required=True, type=Path, help="writes OUT.csv and OUT.md")
+    args = ap.parse_args(argv)
+    missing = [str(t) for t in args.trials if not (t / "summary.json").is_file()]
+    if missing:
+        print(f"trial_curve: no summary.json in {', '.join(missing)} (a trial that did not finish)", file=sys.stderr)
+        return 1
+    rows = sorted((row(t, args.strategy) for t in args.trials), key=lambda r: r["job_cpu_s"])
+    cols = list(rows[0])
+    with args.out.with_suffix(".csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, cols)
+        w.writeheader()
+        w.writerows(rows)
+    md = [f"| {' | '.join(cols)} |", f"|{'---|' * len(cols)}"]
+    md += [f"| {' | '.join(str(r[c]) for c in cols)} |" for r in rows]
+    args.out.with_suffix(".md").write_text(f"Strategy {args.strategy}; command: python benchmarks/trial_curve.py "
+                                           f"{' '.join(str(t) for t in args.trials)} --out {args.out}\n\n"
+                                           + "\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
