@@ -67,7 +67,8 @@ def main(argv=None) -> int:
     strategy = args.strategy or entry["strategies"][0]
     out = Path(args.out or f"runs/recipe-trials/{args.name}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "entry.json").write_text(json.dumps(entry, indent=1, sort_keys=True) + "\n")
+    if not args.evaluate_only:  # an evaluation leaves the record of what was trained as it is
+        (out / "entry.json").write_text(json.dumps(entry, indent=1, sort_keys=True) + "\n")
     R, b, d = Path(args.results), args.benchmark, args.domain
     fam = registry.family(entry["family"])
     sources = getattr(fam.impl, "trains_from", lambda e: fam.trains_from)(entry)

@@ -5,7 +5,7 @@ table (issue 25, item 2, before the budget-cpu configuration has run):
     python benchmarks/trial_curve.py benchmarks/results/recipe/c1_symte_gripper_b001 ... \
         --out benchmarks/results/recipe/c1-symte-gripper-curve
 
-Columns: trial, examples presented (train.examples x train.epochs of its entry.json), optimiser
+Columns: trial, examples presented (train.examples of its entry.json x the epochs run), optimiser
 steps and training CPU-seconds (`optimizer_steps`, `job_cpu_s` of its summary.json), the last
 epoch's training and validation loss (training.csv), and per split planned the problems solved with
 a VAL-valid plan out of those planned (<split>.<strategy>.csv)."""
@@ -25,7 +25,8 @@ def row(folder: Path, strategy: str) -> dict:
     entry = json.loads((folder / "entry.json").read_text())
     summary = json.loads((folder / "summary.json").read_text())
     log = list(csv.DictReader((folder / "training.csv").open()))
-    out = {"trial": folder.name, "examples_presented": entry["train"]["examples"] * entry["train"]["epochs"],
+    epochs = summary.get("epochs", entry["train"]["epochs"])  # the epochs run (patience may stop a job early)
+    out = {"trial": folder.name, "examples_presented": entry["train"]["examples"] * epochs,
            "optimizer_steps": summary["optimizer_steps"], "job_cpu_s": round(summary["job_cpu_s"]),
            "train_loss": log[-1]["train_loss"], "val_loss": log[-1]["val_loss"]}
     for split in SPLITS:
@@ -51,13 +52,14 @@ def main(argv=None) -> int:
         return 1
     rows = sorted((row(t, args.strategy) for t in args.trials), key=lambda r: r["job_cpu_s"])
     cols = list(rows[0])
-    with args.out.with_suffix(".csv").open("w", newline="") as fh:
+    csv_path, md_path = Path(f"{args.out}.csv"), Path(f"{args.out}.md")
+    with csv_path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, cols)
         w.writeheader()
         w.writerows(rows)
     md = [f"| {' | '.join(cols)} |", f"|{'---|' * len(cols)}"]
     md += [f"| {' | '.join(str(r[c]) for c in cols)} |" for r in rows]
-    args.out.with_suffix(".md").write_text(f"Strategy {args.strategy}; command: python benchmarks/trial_curve.py "
+    md_path.write_text(f"Strategy {args.strategy}; command: python benchmarks/trial_curve.py "
                                            f"{' '.join(str(t) for t in args.trials)} --out {args.out}\n\n"
                                            + "\n".join(md) + "\n")
     print("\n".join(md))

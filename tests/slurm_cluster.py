@@ -76,12 +76,28 @@ def _run(cmd: list[str], timeout: float = 60, **kw) -> subprocess.CompletedProce
 
 
 def _leftover(target: Path) -> bool:
-    """Whether an /etc/slurm file is a link left by an earlier SlurmCluster (its folder holds the state
-    file `cluster.json`, or is gone) rather than the machine's own configuration."""
+    """Whether an /etc/slurm file is a link left by an earlier SlurmCluster rather than the machine's own
+    configuration: a link into a folder that holds that cluster's state file `cluster.json`, or into a
+    `slurm-cluster*` folder of a pytest temporary directory that pytest has since deleted."""
     if not target.is_symlink():
         return False
-    folder = Path(os.readlink(target)).parent
-    return not folder.exists() or (folder / "cluster.json").exists()
+    folder = (target.parent / os.readlink(target)).parent  # a relative link is relative to its own folder
+    if (folder / "cluster.json").is_file():
+        return True
+    return not folder.exists() and folder.name.startswith("slurm-cluster") and "pytest-of-" in str(folder)
+
+
+def _restore_backup_of(target: Path) -> None:
+    """Unlink a leftover link and move back what its cluster had set aside there (its `cluster.json`
+    names the backup of the machine's own file), so that the machine's configuration is not lost."""
+    folder = (target.parent / os.readlink(target)).parent
+    target.unlink()
+    try:
+        backup = json.loads((folder / "cluster.json").read_text())["replaced"].get(target.name, "")
+    except (OSError, ValueError, KeyError, AttributeError):
+        return
+    if backup and Path(backup).exists():
+        shutil.move(backup, str(target))
 
 
 def _port_in_use(port: int) -> bool:
@@ -205,7 +221,7 @@ class SlurmCluster:
                 # could restore /etc/slurm: kept, it would make every later `scontrol` (and so every
                 # snakemake start: the SLURM plugin asks `scontrol show config` at import) wait 9-10 s
                 # for a controller that is gone
-                target.unlink()
+                _restore_backup_of(target)
             if target.exists() or target.is_symlink():
                 backup = self.dir / f"{name}.orig"
                 shutil.move(str(target), str(backup))

@@ -5,6 +5,8 @@ tests/test_slurm.py's."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from test_slurm import (GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts,
@@ -70,23 +72,29 @@ def test_retries_grow_the_default_resources_and_the_state_space_runtime():
 
 def test_a_link_left_by_a_killed_test_cluster_is_not_kept(tmp_path):
     """tests/slurm_cluster.py: an /etc/slurm link into an earlier cluster's folder (its `cluster.json`
-    there, or the folder gone) is a leftover and is replaced, not backed up and restored; the machine's
-    own configuration (a file, or a link elsewhere) is kept."""
-    from slurm_cluster import _leftover
+    there, or a deleted pytest `slurm-cluster*` folder) is a leftover; the machine's own configuration (a
+    file, a link elsewhere, relative or dangling) is not. A leftover's cluster may have set the machine's
+    own file aside: that file is moved back when the leftover goes."""
+    from slurm_cluster import _leftover, _restore_backup_of
 
-    old = tmp_path / "slurm-cluster0"
-    old.mkdir()
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    old = tmp_path / "pytest-of-root" / "pytest-9" / "slurm-cluster0"
+    old.mkdir(parents=True)
     (old / "slurm.conf").write_text("ClusterName=x\n")
-    (old / "cluster.json").write_text("{}")
+    (old / "slurm.conf.orig").write_text("ClusterName=site\n")  # the site's file, set aside by that cluster
+    (old / "cluster.json").write_text(json.dumps({"started": {}, "replaced": {"ours.conf": str(old / "slurm.conf.orig")}}))
     own = tmp_path / "site"
     own.mkdir()
     (own / "slurm.conf").write_text("ClusterName=site\n")
-    links = {}
-    for name, to in {"ours": old / "slurm.conf", "gone": tmp_path / "deleted" / "slurm.conf",
-                     "site": own / "slurm.conf"}.items():
-        links[name] = tmp_path / f"{name}.conf"
-        links[name].symlink_to(to)
-    plain = tmp_path / "plain.conf"
-    plain.write_text("ClusterName=plain\n")
-    assert [_leftover(links["ours"]), _leftover(links["gone"]), _leftover(links["site"]), _leftover(plain)] == [
-        True, True, False, False]
+    links = {"ours": old / "slurm.conf",
+             "gone": tmp_path / "pytest-of-root" / "pytest-1" / "slurm-cluster0" / "slurm.conf",
+             "site": own / "slurm.conf", "relative": "../site/slurm.conf",
+             "dangling": tmp_path / "elsewhere" / "slurm.conf"}
+    for name, to in links.items():
+        (etc / f"{name}.conf").symlink_to(to)
+    (etc / "plain.conf").write_text("ClusterName=plain\n")
+    assert {n: _leftover(etc / f"{n}.conf") for n in [*links, "plain"]} == {
+        "ours": True, "gone": True, "site": False, "relative": False, "dangling": False, "plain": False}
+    _restore_backup_of(etc / "ours.conf")
+    assert not (etc / "ours.conf").is_symlink() and (etc / "ours.conf").read_text() == "ClusterName=site\n"

@@ -177,6 +177,16 @@ def test_config_checks():
 
     assert identity(good) == ("symt_e", "contrastive")
     assert identity({**ed, "loss_weights": [1, 0, 0]}) == ("symt_ed", "no_contrastive")
+    # network.decoder_tokens: SymT^ED only; the default is left out of the stored settings (keys as before)
+    from genplan.models.symt.model import SymTSettings
+
+    assert "decoder_tokens" not in SymTSettings.from_entry({}).to_dict()["network"]
+    shared = SymTSettings.from_entry({"network": {"decoder_tokens": "shared"}}).to_dict()
+    assert shared["network"]["decoder_tokens"] == "shared"
+    from genplan.errors import GenplanError
+
+    with pytest.raises(GenplanError, match="decoder_tokens is a setting of SymT"):
+        SymTSettings.from_entry({**good, "network": {"decoder_tokens": "shared"}})
 
 
 # --- end to end ------------------------------------------------------------------------------------

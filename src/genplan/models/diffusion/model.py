@@ -4,7 +4,8 @@ positions, no time input) reads ``[condition; <BOS> plan]`` and predicts the cle
 plan position.
 
 - condition: one token per ground atom (genplan.models.diffusion.atoms): the state's fluent and static
-  atoms, then the goal atoms in a disjoint region, embedded by their own table (`Denoiser.atoms`);
+  atoms, then the goal atoms in a disjoint region, embedded by their own table (`Denoiser.atoms`) or,
+  with `condition: factored`, from their predicate and object tokens (`Denoiser.embed_condition`);
   every condition token and `<BOS>` sit at rotary position 0 (the paper's Appendix A: RoPE shifted
   "by a dynamic offset to match the <BOS> token"), so the order of the atoms carries no
   information; plan positions are 1, 2, ... after `<BOS>`;
@@ -123,9 +124,13 @@ class Denoiser(nn.Module):
         self.factored = rows is not None
         if self.factored:
             self.register_buffer("atom_rows", rows.long(), persistent=False)
-            self.predicates = nn.Embedding(int(rows[:, 0].max()) + 1, config.d_model)
+            self.predicates = nn.Embedding(int(rows[:, 0].max()) + 1 if len(rows) else 1, config.d_model)
             self.atom_map = nn.Linear(rows.shape[1] * config.d_model, config.d_model)
             nn.init.normal_(self.predicates.weight, mean=0.0, std=0.02)
+            # variance-preserving and no bias: torch's default bias (about 0.04) would outweigh the 0.02-scale
+            # parts and make every atom look alike at the start (mean cosine 0.88 between random atoms)
+            nn.init.normal_(self.atom_map.weight, mean=0.0, std=rows.shape[1] ** -0.5 * config.d_model ** -0.5)
+            nn.init.zeros_(self.atom_map.bias)
         else:
             self.atoms = nn.Embedding(max(1, atom_tokens), config.d_model)
             nn.init.normal_(self.atoms.weight, mean=0.0, std=0.02)

@@ -96,12 +96,14 @@ def train_symt(name: str, entry: dict, domain: str, files: dict, seed: int, out,
 def _summary(job: Job, model: SymT, state, train_examples: int, v_enc, info: dict) -> dict:
     settings, net = model.settings, model.net
     decoder = settings.architecture == "encoder_decoder"
-    parts = {k: parameter_count(getattr(net, k)) for k in ("atoms", "encoder", "readout", "decoder") if hasattr(net, k)}
+    parts = {k: parameter_count(getattr(net, k)) for k in ("atoms", "encoder", "readout", "decoder", "token_map")
+             if hasattr(net, k)}
     return {"model": job.name, "family": "symt", "system": model.system, "variant": model.variant,
             "architecture": settings.architecture, "domain": job.domain, "seed": job.seed, "device": job.device,
             "contrastive": settings.contrastive, "loss_weights": list(settings.loss_weights),
             **_ramp_summary(settings, state),
             "rename": _rename(settings), "decoder_positions": settings.network.decoder_positions if decoder else None,
+            "decoder_tokens": settings.network.decoder_tokens if decoder else None,
             "object_pool": settings.object_pool, "parameters": parameter_count(net), "parameters_by_part": parts,
             "vocabulary": len(model.vocab), "train_examples": train_examples, "val_examples": len(v_enc.rows),
             "val_dropped": v_enc.dropped, **info,
