@@ -75,13 +75,18 @@ def _run(cmd: list[str], timeout: float = 60, **kw) -> subprocess.CompletedProce
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+def _link_folder(link: Path) -> Path:
+    """The folder a symbolic link points into (a relative link is relative to its own folder)."""
+    return (link.parent / os.readlink(link)).parent
+
+
 def _leftover(target: Path) -> bool:
     """Whether an /etc/slurm file is a link left by an earlier SlurmCluster rather than the machine's own
     configuration: a link into a folder that holds that cluster's state file `cluster.json`, or into a
     `slurm-cluster*` folder of a pytest temporary directory that pytest has since deleted."""
     if not target.is_symlink():
         return False
-    folder = (target.parent / os.readlink(target)).parent  # a relative link is relative to its own folder
+    folder = _link_folder(target)
     if (folder / "cluster.json").is_file():
         return True
     return not folder.exists() and folder.name.startswith("slurm-cluster") and "pytest-of-" in str(folder)
@@ -90,7 +95,7 @@ def _leftover(target: Path) -> bool:
 def _restore_backup_of(target: Path) -> None:
     """Unlink a leftover link and move back what its cluster had set aside there (its `cluster.json`
     names the backup of the machine's own file), so that the machine's configuration is not lost."""
-    folder = (target.parent / os.readlink(target)).parent
+    folder = _link_folder(target)
     target.unlink()
     try:
         backup = json.loads((folder / "cluster.json").read_text())["replaced"].get(target.name, "")

@@ -71,17 +71,20 @@ def test_output_does_not_depend_on_the_order_of_the_atoms(problem, arch):
         assert torch.allclose(logits[0], logits[1], atol=1e-4)
 
 
+def _two_objects_swapped(task, vocab, a: str = "ball1", b: str = "roomb"):
+    """The pool-order renaming, the same with objects a and b trading names, and their two tokens."""
+    r1 = Renaming.identity_order(task.objects, None, vocab)
+    swapped = dict(r1.forward)
+    swapped[a], swapped[b] = r1.forward[b], r1.forward[a]
+    return r1, Renaming(swapped), vocab.id(r1.forward[a]), vocab.id(r1.forward[b])
+
+
 def test_renaming_objects_with_their_embeddings_renames_the_output(problem):
     """Swap two objects' names and their embedding rows (encoder E, decoder tokens): h is the same
     and the decoder's scores of the two tokens trade places. (Renaming alone is not an identity of
     the network: the contrastive losses teach that part.)"""
     info, task, vocab = problem
-    a, b = "ball1", "roomb"
-    r1 = Renaming.identity_order(task.objects, None, vocab)
-    swapped = dict(r1.forward)
-    swapped[a], swapped[b] = r1.forward[b], r1.forward[a]
-    r2 = Renaming(swapped)
-    ta, tb = vocab.id(r1.forward[a]), vocab.id(r1.forward[b])
+    r1, r2, ta, tb = _two_objects_swapped(task, vocab)
     for arch in ("encoder", "encoder_decoder"):
         net = _net(arch, vocab, seed=1)
         twin = _net(arch, vocab, seed=1)
@@ -104,18 +107,12 @@ def test_renaming_objects_with_their_embeddings_renames_the_output(problem):
             assert torch.allclose(l1, l2[perm], atol=1e-4)
 
 
-
 def test_shared_decoder_tokens_rename_with_the_encoder_table_alone(problem):
     """`decoder_tokens: shared`: the decoder reads and scores its tokens through the encoder's E, so
     swapping two objects' rows of E alone (no decoder table to swap) trades their scores, and the
     decoder's output is still independent of the atoms' order."""
     info, task, vocab = problem
-    a, b = "ball1", "roomb"
-    r1 = Renaming.identity_order(task.objects, None, vocab)
-    swapped = dict(r1.forward)
-    swapped[a], swapped[b] = r1.forward[b], r1.forward[a]
-    r2 = Renaming(swapped)
-    ta, tb = vocab.id(r1.forward[a]), vocab.id(r1.forward[b])
+    r1, r2, ta, tb = _two_objects_swapped(task, vocab)
     net = _net("encoder_decoder", vocab, seed=1, decoder_tokens="shared")
     twin = _net("encoder_decoder", vocab, seed=1, decoder_tokens="shared")
     assert net.decoder.wte.weight.shape[0] == 1  # no table of its own
@@ -134,6 +131,7 @@ def test_shared_decoder_tokens_rename_with_the_encoder_table_alone(problem):
     x, m = pad_rows([rows, [rows[i] for i in perm_rows]])
     logits = net.decode(torch.tensor([[vocab.action_id, vocab.id("pick")]] * 2), net.encode(x, m).hidden, m).logits
     assert torch.allclose(logits[0], logits[1], atol=1e-4)
+
 
 def test_readout_by_hand():
     """Blocks that add nothing (zero residual projections): the last hidden states are the atom

@@ -76,6 +76,15 @@ class Settings:
         return drop_default_keep(asdict(self))
 
 
+def drop_defaults(d: dict, defaults: dict) -> dict:
+    """`d` without the keys of `defaults` that hold their default value: settings added after models were
+    trained are stored only where set, so that checkpoints and resume keys stay as before they existed."""
+    for key, value in defaults.items():
+        if key in d and d[key] == value:
+            del d[key]
+    return d
+
+
 def drop_default_keep(d: dict) -> dict:
     """`train.keep: best` (the default) left out of the stored settings: checkpoints and resume keys
     as before the key existed."""

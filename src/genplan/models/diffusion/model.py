@@ -26,6 +26,7 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
+from genplan.models.settings import drop_defaults
 from genplan.models.diffusion.family import PLANNING_KEYS
 
 SCHEDULES = ("uniform", "beta")
@@ -102,11 +103,8 @@ class DiffusionSettings(base.Settings):
     def to_dict(self) -> dict:
         d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
-        if d["condition"] == "table":  # the checkpoint and partial key as before the setting existed
-            del d["condition"]
-        if d["train"]["contrastive_ramp_steps"] == 0:  # the checkpoint and partial key as before the ramp existed
-            del d["train"]["contrastive_ramp_steps"]
-        return d
+        drop_defaults(d["train"], {"contrastive_ramp_steps": 0})
+        return drop_defaults(d, {"condition": "table"})
 
 
 class Denoiser(nn.Module):

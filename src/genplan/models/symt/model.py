@@ -29,7 +29,7 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
-from genplan.models.settings import drop_default_keep
+from genplan.models.settings import drop_default_keep, drop_defaults
 from genplan.models.symt.family import PLANNING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
@@ -75,11 +75,7 @@ class TrainSettings(base.TrainSettings):
         out = asdict(self)
         if self.data == "statespace":
             del out["data"], out["val_fraction"]
-        if self.sample_by == "state":
-            del out["sample_by"]
-        if self.contrastive_ramp_steps == 0:
-            del out["contrastive_ramp_steps"]
-        return drop_default_keep(out)
+        return drop_default_keep(drop_defaults(out, {"sample_by": "state", "contrastive_ramp_steps": 0}))
 
 
 @dataclass
@@ -135,10 +131,7 @@ class SymTSettings(base.Settings):
 def network_dict(network: NetworkSettings) -> dict:
     """The network settings as checkpoints and partial-state keys store them: `decoder_tokens` only
     where it is not the default (as before the setting existed)."""
-    out = asdict(network)
-    if out["decoder_tokens"] == "own":
-        del out["decoder_tokens"]
-    return out
+    return drop_defaults(asdict(network), {"decoder_tokens": "own"})
 
 
 class AtomEmbedding(nn.Module):
