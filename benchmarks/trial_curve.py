@@ -8,7 +8,9 @@ table (issue 25, item 2, before the budget-cpu configuration has run):
 Columns: trial, examples presented (train.examples of its entry.json x the epochs run), optimiser
 steps and training CPU-seconds (`optimizer_steps`, `job_cpu_s` of its summary.json), the last
 epoch's training and validation loss (training.csv), and per split planned the problems solved with
-a VAL-valid plan out of those planned (<split>.<strategy>.csv)."""
+a VAL-valid plan out of those planned (<split>.<strategy>.csv). `--figure TITLE` also draws OUT.png and
+OUT.pdf with the budget report's figure (genplan.report.budget_figure: coverage per split and the last
+validation loss against the training CPU-minutes), every trial a point of the one domain `--domain` names."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def main(argv=None) -> int:
     ap.add_argument("trials", nargs="+", type=Path)
     ap.add_argument("--strategy", default="heuristic-greedy")
     ap.add_argument("--out", required=True, type=Path, help="writes OUT.csv and OUT.md")
+    ap.add_argument("--figure", metavar="TITLE", help="also OUT.png and OUT.pdf, titled TITLE")
+    ap.add_argument("--domain", default="", help="the domain the figure names")
     args = ap.parse_args(argv)
     missing = [str(t) for t in args.trials if not (t / "summary.json").is_file()]
     if missing:
@@ -60,10 +64,31 @@ def main(argv=None) -> int:
     md = [f"| {' | '.join(cols)} |", f"|{'---|' * len(cols)}"]
     md += [f"| {' | '.join(str(r[c]) for c in cols)} |" for r in rows]
     md_path.write_text(f"Strategy {args.strategy}; command: python benchmarks/trial_curve.py "
-                                           f"{' '.join(str(t) for t in args.trials)} --out {args.out}\n\n"
+                                           f"{' '.join(str(t) for t in args.trials)} --out {args.out}"
+                                           + (f" --figure '{args.figure}' --domain {args.domain}" if args.figure else "")
+                                           + "\n\n"
                                            + "\n".join(md) + "\n")
     print("\n".join(md))
+    if args.figure:
+        _figure(rows, args.strategy, args.domain, args.figure, args.out)
     return 0
+
+
+def _figure(rows: list[dict], strategy: str, domain: str, title: str, out: Path) -> None:
+    """The budget report's figure over the trials: a run per trial (its own `model`), its cells the splits
+    it planned."""
+    from genplan.report.budget_figure import draw
+
+    runs = []
+    for r in rows:
+        cells = {}
+        for split in SPLITS:
+            if r[split] != "not planned":
+                solved, total = (int(x) for x in r[split].split("/"))
+                cells[(split, strategy)] = (solved, total)
+        runs.append({"model": r["trial"], "domain": domain, "cpu_min": r["job_cpu_s"] / 60,
+                     "val_loss": float(r["val_loss"]), "cells": cells})
+    draw(runs, sorted(set().union(*(r["cells"] for r in runs))), title, out)
 
 
 if __name__ == "__main__":
