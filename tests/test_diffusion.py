@@ -16,6 +16,7 @@ from test_features import DOMAIN, gripper_problem, trajectory_record, write_spli
 from test_statespace_sampler import _benchmark
 
 from genplan import registry
+from genplan.errors import GenplanError
 from genplan.models.diffusion import data
 from genplan.models.diffusion.atoms import AtomVocabulary
 from genplan.models.diffusion.model import DiffusionModel, DiffusionSettings, make_denoiser, network_config
@@ -171,6 +172,24 @@ def test_a_factored_condition_reads_objects_through_the_plan_vocabulary(files, t
     # the default (table) is left out of the stored settings, as before the setting existed; factored is kept
     assert "condition" not in DiffusionSettings.from_entry({}).to_dict()
     assert DiffusionSettings.from_entry(loaded.settings.to_dict()).to_dict() == loaded.settings.to_dict()
+
+def test_fixed_object_embeddings_need_a_factored_condition_and_fix_the_object_rows():
+    """`object_embeddings: fixed`: the core's fixed tokens are the vocabulary's object tokens, read by the
+    factored condition and the plan alike; with a table condition the setting is refused by name."""
+    with pytest.raises(GenplanError, match="object_embeddings: fixed needs condition: factored"):
+        DiffusionSettings.from_entry({"object_embeddings": "fixed"})
+    torch.manual_seed(0)
+    info = parse_domain(DOMAIN)
+    vocab = Vocabulary.for_domain(info, 8)
+    settings = DiffusionSettings.from_entry({"object_pool": 8, "condition": "factored", "object_embeddings": "fixed",
+                                             "network": {"d_model": 32, "n_heads": 4, "n_layers": 2}})
+    net = make_denoiser(TransformerConfig(**network_config(vocab, settings)), AtomVocabulary(vocab), settings)
+    objects = list(vocab.object_ids())
+    assert list(net.core.config.fixed_tokens) == objects and [vocab.token(i) for i in objects][:2] == ["o0", "o1"]
+    table = net.core.token_table().detach()
+    assert torch.allclose(net.core.embed(torch.tensor(objects)), table[objects])
+    assert "object_embeddings" in settings.to_dict() and "object_embeddings" not in DiffusionSettings.from_entry({}).to_dict()
+
 
 def test_the_schedule_commits_every_position_in_t_steps():
     assert commit_counts(220, 20) == [11] * 20 and commit_counts(10, 4) == [3, 3, 2, 2]

@@ -281,3 +281,33 @@ def test_a_tiny_model_learns_to_copy():
         opt.step()
         losses.append(loss.item())
     assert losses[0] > 2.0 and sum(losses[-10:]) / 10 < 0.2, (losses[0], losses[-10:])
+
+
+def test_fixed_tokens_keep_distinct_rows_through_training_and_a_checkpoint():
+    """`fixed_tokens`: those rows of the token table are orthogonal vectors of a GPT-2 row's norm plus one
+    learned shift; an AdamW step with weight decay moves the other rows and the shift, never them; the
+    tied LM head reads the same table; a state dict round trip gives the same logits."""
+    fixed = [5, 6, 7]
+    net = make(fixed_tokens=fixed).train()
+    table = net.token_table().detach()
+    gram = table[fixed] @ table[fixed].T
+    assert torch.allclose(gram, torch.eye(3) * (0.02 ** 2 * 32), atol=1e-6)
+    out = net(ids())
+    assert torch.allclose(out.logits, out.hidden @ net.token_table().T, atol=ATOL)
+    opt = torch.optim.AdamW(net.parameters(), lr=0.05, weight_decay=0.5)
+    out.logits.logsumexp(-1).mean().backward()
+    opt.step()
+    after = net.token_table().detach()
+    shift = net.fixed_shift.detach()
+    assert shift.abs().sum() > 0
+    assert torch.allclose(after[fixed] - shift, table[fixed], atol=1e-6)
+    assert not torch.allclose(after[1], table[1])
+    twin = make(seed=9, fixed_tokens=fixed)
+    twin.load_state_dict(net.state_dict())
+    assert torch.allclose(twin.eval()(ids()).logits, net.eval()(ids()).logits, atol=ATOL)
+
+
+@pytest.mark.parametrize("bad", [[3, 3], [V], [-1], ["o1"]])
+def test_fixed_tokens_must_be_distinct_ids_of_the_vocabulary(bad):
+    with pytest.raises(ValueError, match="fixed_tokens"):
+        TransformerConfig(vocab_size=V, max_len=8, fixed_tokens=bad)

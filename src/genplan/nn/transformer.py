@@ -48,6 +48,9 @@ class TransformerConfig:
     bias: bool = True
     tie_embeddings: bool = True
     pad_id: int = 0
+    # token ids whose rows of the token table are fixed, distinct random vectors plus one learned shift
+    # (`Transformer.token_table`): a model's object tokens, where objects are named at random per example
+    fixed_tokens: tuple[int, ...] | list = ()
 
     def __post_init__(self):
         if self.positions not in POSITIONS:
@@ -70,6 +73,10 @@ class TransformerConfig:
             raise ValueError(f"Invalid value rope_base={self.rope_base!r}. Must be a number > 1")
         if type(self.pad_id) is not int or not 0 <= self.pad_id < self.vocab_size:
             raise ValueError(f"Invalid value pad_id={self.pad_id!r}. Must be in [0, vocab_size={self.vocab_size})")
+        ids = list(self.fixed_tokens)
+        if any(type(i) is not int or not 0 <= i < self.vocab_size for i in ids) or len(set(ids)) != len(ids):
+            raise ValueError(f"Invalid value fixed_tokens={self.fixed_tokens!r}. Must be distinct token ids "
+                             f"in [0, vocab_size={self.vocab_size})")
 
     @property
     def head_dim(self) -> int:
@@ -191,6 +198,24 @@ class Transformer(nn.Module):
         init_weights(self)
         if cfg.tie_embeddings:
             self.lm_head.weight = self.wte.weight
+        if cfg.fixed_tokens:
+            self.register_buffer("fixed_ids", torch.tensor(list(cfg.fixed_tokens), dtype=torch.long))
+            self.register_buffer("fixed_rows", distinct_rows(len(cfg.fixed_tokens), cfg.d_model))
+            self.fixed_shift = nn.Parameter(torch.zeros(cfg.d_model))
+
+    def token_table(self) -> torch.Tensor:
+        """The token table [V,D]: `wte`'s rows, those of `fixed_tokens` replaced by their fixed vectors
+        plus the learned shift. Fixed rows stay apart: with objects named at random per example every
+        object token plays every role alike, and learned rows drift together into one "an object" vector
+        from which no object can be told apart or copied (measured on masked diffusion:
+        docs/sequence-recipe.md). The shift carries what all of them share."""
+        if not self.config.fixed_tokens:
+            return self.wte.weight
+        return self.wte.weight.index_copy(0, self.fixed_ids, self.fixed_rows + self.fixed_shift)
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """The token embeddings of ids [...] -> [..., D], as `token_table` holds them."""
+        return self.wte(ids) if not self.config.fixed_tokens else F.embedding(ids, self.token_table())
 
     def padding_mask(self, ids: torch.Tensor) -> torch.Tensor:
         """attention_mask of ids padded with pad_id: True = real token."""
@@ -205,7 +230,7 @@ class Transformer(nn.Module):
         cfg = self.config
         if (ids is None) == (inputs_embeds is None):
             raise ValueError("give exactly one of ids [B,T] and inputs_embeds [B,T,D]")
-        x = self.wte(ids) if inputs_embeds is None else inputs_embeds
+        x = self.embed(ids) if inputs_embeds is None else inputs_embeds
         B, T, _ = x.shape
         if past is not None and len(past) != cfg.n_layers:
             raise ValueError(f"past holds {len(past)} layers, the model has n_layers={cfg.n_layers}")
@@ -242,11 +267,16 @@ class Transformer(nn.Module):
             attns.append(probs), xattns.append(xprobs), hiddens.append(x), presents.append(present)
         hidden = self.ln_f(x)
         return TransformerOutput(
-            logits=self.lm_head(hidden), hidden=hidden,
+            logits=self._logits(hidden), hidden=hidden,
             attentions=attns if return_attentions else None,
             cross_attentions=xattns if return_attentions and cfg.cross_attention else None,
             hidden_states=hiddens if return_hidden else None,
             past=presents if use_cache else None)
+
+    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        if self.config.fixed_tokens and self.config.tie_embeddings:
+            return F.linear(hidden, self.token_table())
+        return self.lm_head(hidden)
 
     @staticmethod
     def _positions(B, T, P, offset, device) -> torch.Tensor:
@@ -282,6 +312,15 @@ class Transformer(nn.Module):
 def reorder_cache(past: list, index: torch.Tensor) -> list:
     """The cache of the batch rows `index` (beam search: keep and duplicate hypotheses)."""
     return [(k.index_select(0, index), v.index_select(0, index)) for k, v in past]
+
+
+def distinct_rows(k: int, d: int, std: float = 0.02) -> torch.Tensor:
+    """k random rows of dimension d, of the norm of a GPT-2-initialised row (std * sqrt(d)), orthogonal
+    where k <= d (otherwise independent Gaussian rows), drawn from torch's generator."""
+    if k <= d:
+        q, _ = torch.linalg.qr(torch.randn(d, k))
+        return q.T.contiguous() * (std * math.sqrt(d))
+    return torch.randn(k, d) * std
 
 
 def init_weights(model: nn.Module, n_layers: int | None = None) -> None:

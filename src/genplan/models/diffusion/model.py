@@ -71,6 +71,7 @@ class DiffusionSettings(base.Settings):
     # table: one learned embedding per atom id (as before); factored: SymT's atom embedding from the predicate
     # and the plan's own object embeddings ("following Fritzsche et al. we represent each atom as a single token")
     condition: str = "table"
+    object_embeddings: str = "learned"  # as PlanGPT's (genplan.models.plangpt.model); fixed needs condition: factored
     network: NetworkSettings = field(default_factory=NetworkSettings)
     train: TrainSettings = field(default_factory=TrainSettings)
 
@@ -92,6 +93,10 @@ class DiffusionSettings(base.Settings):
                        f"not {tr.contrastive_ramp_steps!r}")
         if self.condition not in CONDITIONS:
             out.append(f"condition {self.condition!r} is not one of {list(CONDITIONS)}")
+        if self.object_embeddings not in ("learned", "fixed"):
+            out.append(f"object_embeddings {self.object_embeddings!r} is not learned or fixed")
+        if self.object_embeddings == "fixed" and self.condition != "factored":
+            out.append("object_embeddings: fixed needs condition: factored (a table condition has no object rows)")
         if self.rename not in ("random", "sorted"):
             out.append(f"rename {self.rename!r} is not random or sorted")
         if not isinstance(self.object_pool, int) or isinstance(self.object_pool, bool) or self.object_pool < 1:
@@ -104,7 +109,7 @@ class DiffusionSettings(base.Settings):
         d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
         drop_defaults(d["train"], {"contrastive_ramp_steps": 0})
-        return drop_defaults(d, {"condition": "table"})
+        return drop_defaults(d, {"condition": "table", "object_embeddings": "learned"})
 
 
 class Denoiser(nn.Module):
@@ -138,7 +143,7 @@ class Denoiser(nn.Module):
         if not self.factored:
             return self.atoms(cond)
         r = self.atom_rows[cond]  # [B,C,1+m]
-        parts = [self.predicates(r[..., 0])] + [self.core.wte(r[..., j]) for j in range(1, r.shape[-1])]
+        parts = [self.predicates(r[..., 0])] + [self.core.embed(r[..., j]) for j in range(1, r.shape[-1])]
         return self.atom_map(torch.cat(parts, dim=-1))
 
     @property
@@ -152,7 +157,7 @@ class Denoiser(nn.Module):
         logits are ``out.logits[:, C:]``."""
         B, C = cond.shape
         L1 = plan.shape[1]
-        x = torch.cat([self.embed_condition(cond), self.core.wte(plan)], dim=1)
+        x = torch.cat([self.embed_condition(cond), self.core.embed(plan)], dim=1)
         mask = torch.cat([cond_mask.bool(), torch.ones(B, L1, dtype=torch.bool, device=plan.device)], dim=1)
         pos = torch.cat([torch.zeros(C, device=plan.device), torch.arange(L1, device=plan.device)])
         offset = (pos - torch.arange(C + L1, device=plan.device))[None]
@@ -173,7 +178,8 @@ def network_config(vocab, settings: DiffusionSettings) -> dict:
     n = settings.network
     return dict(vocab_size=len(vocab), max_len=settings.max_plan_tokens + 1, d_model=n.d_model, n_heads=n.n_heads,
                 n_layers=n.n_layers, d_ff=n.d_ff, dropout=n.dropout, causal=False, positions="rotary",
-                rope_base=n.rope_base, share_weights=n.share_weights, pad_id=vocab.pad_id)
+                rope_base=n.rope_base, share_weights=n.share_weights, pad_id=vocab.pad_id,
+                **({"fixed_tokens": list(vocab.object_ids())} if settings.object_embeddings == "fixed" else {}))
 
 
 class DiffusionModel:

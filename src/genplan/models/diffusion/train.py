@@ -201,6 +201,7 @@ def _summary(job: Job, model: DiffusionModel, state, sequences: list) -> dict:
             "vocabulary": len(model.vocab), "atom_tokens": len(model.atoms),
             "max_plan_tokens": settings.max_plan_tokens, "schedule": tr.schedule, "pad_weight": tr.pad_weight,
             "pad_weight_share": share, "symmetry": tr.symmetry, "condition": settings.condition,
+            "object_embeddings": settings.object_embeddings,
             "contrastive_ramp_steps": tr.contrastive_ramp_steps if tr.symmetry else 0, "train_sequences": len(t_plans),
             "train_skipped_too_long": t_skip, "val_sequences": len(v_plans), "val_skipped_too_long": v_skip,
             **job.outcome(state)}

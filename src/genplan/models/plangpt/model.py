@@ -47,9 +47,15 @@ class PlanGPTSettings(base.Settings):
     per_type: bool = False  # rename per type (PlanGPT) or from one pool
     rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order, always
     atom_order: str = "canonical"  # canonical | shuffled
+    # learned: every token's row trained; fixed: object tokens' rows fixed distinct random vectors plus one
+    # learned shift (genplan.nn.transformer.Transformer.token_table; not in the paper: docs/sequence-recipe.md)
+    object_embeddings: str = "learned"
     max_tokens: int = 500  # generation cap, as SymT
     network: NetworkSettings = field(default_factory=NetworkSettings)
     train: TrainSettings = field(default_factory=TrainSettings)
+
+    def to_dict(self) -> dict:
+        return base.drop_defaults(super().to_dict(), {"object_embeddings": "learned"})
 
 
 class PlanGPT:

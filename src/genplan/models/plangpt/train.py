@@ -58,9 +58,9 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
     job = Job("plangpt", name, domain, seed, out, log_csv, summary_json, threads, device, on_epoch)
     settings = PlanGPTSettings.from_entry(entry)
     if (settings.data not in data.PROTOCOLS or settings.train.stop not in ("ce", "ces")
-            or settings.rename not in data.RENAMINGS):
+            or settings.rename not in data.RENAMINGS or settings.object_embeddings not in ("learned", "fixed")):
         raise GenplanError(f"PlanGPT: data must be one of {list(data.PROTOCOLS)}, rename one of "
-                           f"{list(data.RENAMINGS)}, train.stop ce or ces")
+                           f"{list(data.RENAMINGS)}, train.stop ce or ces, object_embeddings learned or fixed")
     train_cases, doc, protocol, train_file = _cases(files.get("train", []), settings, seed, "train")
     val_cases, _, _, val_file = _cases(files.get("validation", []), settings, seed, "validation")
     domain_pddl, domain_info = training_domain(doc, _split_files(files["train"], ".json.gz")[0], domain)
@@ -72,7 +72,8 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
         state, curve = _fit(job, model, train_cases, sequences, domain_pddl, files)
     (t_ids, _, t_drop), (v_ids, _, v_drop) = sequences
     summary = {"model": name, "family": "plangpt", "system": model.system, "variant": model.variant,
-               "domain": domain, "seed": seed, "protocol": protocol,
+               "domain": domain, "seed": seed, "protocol": protocol, "rename": settings.rename,
+               "object_embeddings": settings.object_embeddings,
                "stop": settings.train.stop, "device": job.device, "parameters": parameter_count(model.net),
                "vocabulary": len(model.vocab), "train_sequences": len(t_ids), "train_dropped": t_drop,
                "val_sequences": len(v_ids), "val_dropped": v_drop, **job.outcome(state)}
@@ -82,8 +83,9 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
 
 def _network(vocab, settings: PlanGPTSettings) -> dict:
     """The TransformerConfig arguments (stored in the checkpoint)."""
+    fixed = {"fixed_tokens": list(vocab.object_ids())} if settings.object_embeddings == "fixed" else {}
     return dict(vocab_size=len(vocab), causal=True, positions="learned", pad_id=vocab.pad_id,
-                **asdict(settings.network))
+                **asdict(settings.network), **fixed)
 
 
 def _untrained(job: Job, settings: PlanGPTSettings, domain_info, train_cases: list, val_cases: list):
