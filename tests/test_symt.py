@@ -14,7 +14,8 @@ from conftest import run_cli
 from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
 
 from genplan import registry
-from genplan.models.symt.model import SymTNet, pad_rows
+from genplan.errors import GenplanError
+from genplan.models.symt.model import SymTNet, SymTSettings, pad_rows
 from genplan.tokens.atom_rows import atom_vocabulary, encode_atom_set, max_arity
 from genplan.tokens.renaming import Renaming
 
@@ -105,6 +106,22 @@ def test_renaming_objects_with_their_embeddings_renames_the_output(problem):
             perm = torch.arange(len(vocab))
             perm[ta], perm[tb] = tb, ta
             assert torch.allclose(l1, l2[perm], atol=1e-4)
+
+
+def test_fixed_decoder_tokens_keep_the_object_rows_apart(problem):
+    """`decoder_tokens: fixed`: the decoder's own table with the object tokens' rows fixed orthogonal
+    vectors (plus one learned shift); the other rows and the encoder are as `own`; refused for SymT^E."""
+    vocab = problem[2]
+    objects = list(vocab.object_ids())
+    torch.manual_seed(0)
+    net = SymTNet({"architecture": "encoder_decoder", "network": {**NET, "decoder_tokens": "fixed"},
+                   "vocab_size": len(vocab), "width": 1 + max_arity(vocab), "pad_id": 0, "object_ids": objects})
+    assert list(net.decoder.config.fixed_tokens) == objects
+    rows = net.decoder.token_table().detach()[objects[:NET["d_model"]]]
+    gram = rows @ rows.T
+    assert torch.allclose(gram - torch.diag(gram.diag()), torch.zeros_like(gram), atol=1e-6)
+    with pytest.raises(GenplanError, match="decoder_tokens"):
+        SymTSettings.from_entry({"architecture": "encoder", "network": {"decoder_tokens": "fixed"}})
 
 
 def test_shared_decoder_tokens_rename_with_the_encoder_table_alone(problem):

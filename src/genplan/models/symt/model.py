@@ -37,7 +37,7 @@ ARCHITECTURES = ("encoder", "encoder_decoder")
 # random (random) or always in pool order (sorted: PlanGPT's `rename: sorted`, for tests and a name-leak check)
 RENAMES = ("rename-both", "rename-one", "random", "sorted")
 DECODER_POSITIONS = ("none", "learned")
-DECODER_TOKENS = ("own", "shared")
+DECODER_TOKENS = ("own", "shared", "fixed")
 
 
 @dataclass
@@ -52,7 +52,8 @@ class NetworkSettings:
     decoder_positions: str = "none"  # none (NoPE, the paper) | learned (ablation)
     # SymT^ED's decoder tokens: `own` table (and tied LM head), or `shared`: the encoder's E[token] through one
     # linear map to d_model, for the decoder's input and (tied) output: an object the decoder names is then
-    # the very vector the encoder read it as (the paper's one table E; how the decoder embeds it is not said)
+    # the very vector the encoder read it as (the paper's one table E; how the decoder embeds it is not said);
+    # `fixed`: the own table with its object rows fixed distinct vectors (genplan.nn.transformer.Transformer.token_table)
     decoder_tokens: str = "own"
     max_len: int = 1024  # decoder context (the learned positions' table)
 
@@ -177,7 +178,8 @@ class SymTNet(nn.Module):
             self.decoder = Transformer(TransformerConfig(vocab_size=1 if self.shared_tokens else cfg["vocab_size"],
                                                          max_len=n.max_len, causal=True,
                                                          positions=n.decoder_positions, cross_attention=True,
-                                                         pad_id=0 if self.shared_tokens else cfg["pad_id"], **common))
+                                                         pad_id=0 if self.shared_tokens else cfg["pad_id"],
+                                                         fixed_tokens=cfg.get("object_ids", ()), **common))
             if self.shared_tokens:
                 self.token_map = nn.Linear(n.d_token, n.d_model)
 

@@ -174,6 +174,8 @@ def _untrained(job: Job, settings: SymTSettings, domain_info) -> SymT:
     vocab = atom_vocabulary(domain_info, settings.object_pool)
     net_cfg = {"architecture": settings.architecture, "network": network_dict(settings.network), "vocab_size": len(vocab),
                "width": 1 + max_arity(vocab), "pad_id": vocab.pad_id}
+    if settings.network.decoder_tokens == "fixed":  # the decoder's own table, its object rows fixed (Transformer.token_table)
+        net_cfg["object_ids"] = list(vocab.object_ids())
     return SymT(job.identity(domain_info.name), vocab, SymTNet(net_cfg), settings, domain_info)
 
 
