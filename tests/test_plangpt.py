@@ -78,7 +78,8 @@ def test_the_token_cap_stops_generation(plangpt, gripper_data):  # noqa: F811
 
 
 def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_data, tmp_path):  # noqa: F811
-    """An untrained network: whatever it prefers, the filter keeps every action applicable."""
+    """An untrained network: whatever it prefers, the filter of greedy-applicable and of regrounding keeps
+    every action applicable."""
     import numpy as np
     import torch
 
@@ -96,8 +97,11 @@ def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_dat
         torch.manual_seed(seed)
         for p in net.parameters():
             p.data.normal_(0, 1.0)
-        attempt = registry.planner(model, "greedy-applicable").solve(Problem(DOMAIN, gripper_data["files"][3]))
-        assert attempt.reason != "inapplicable" and attempt.reason in ("goal", "not_goal", "token_cap")
+        for strategy in ("greedy-applicable", "greedy-reground"):  # SymT's regrounding filters too
+            attempt = registry.planner(model, strategy).solve(Problem(DOMAIN, gripper_data["files"][3]))
+            assert attempt.reason in ("goal", "not_goal", "token_cap"), (strategy, attempt.reason)
+            if strategy == "greedy-reground":  # one prompt per action: every action generated was applied
+                assert attempt.steps == len(attempt.plan) and attempt.model_calls >= len(attempt.plan)
         free = registry.planner(model, "greedy").solve(Problem(DOMAIN, gripper_data["files"][3]))
         assert free.reason in ("goal", "not_goal", "token_cap", "inapplicable", "malformed")
     assert np.isfinite(sum(p.sum().item() for p in net.parameters()))

@@ -5,9 +5,10 @@ SymT):
 - `greedy`: the most probable token at each step (PlanGPT, SymT Table 2 "greedy");
 - `greedy-applicable`: greedy among the tokens that can still complete an action applicable in
   the current state, tracked with pymimir, or `<end>` between actions (SymT Table 2 "applicability");
-- `greedy-reground`: after each action the current state is encoded as a new problem and the
-  next action generated from it, until that state satisfies the goal or the model ends
-  (SymT Table 2 "regrounding");
+- `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable),
+  then the state after it is encoded as a new problem and the next action generated from it, until
+  that state satisfies the goal or the model ends (SymT Table 2 "regrounding": "This strategy
+  filters applicable actions as above"; before this was read, genplan's regrounding did not filter);
 - `multibeamN`: beam search over tokens with N beams, the most probable finished sequence
   returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
   reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
@@ -179,9 +180,7 @@ class SequencePlanner:
         for _ in range(self._budget(prompt)):
             row = logits[0]
             if allowed is not None:
-                mask = torch.full_like(row, -math.inf)
-                mask[list(allowed.next_tokens())] = 0.0
-                row = row + mask
+                row = row + _mask(row, allowed.next_tokens())
             tok = int(torch.argmax(row)) if p is None else _nucleus(row, p, gen)
             out.append(tok)
             self.tokens += 1
@@ -193,40 +192,35 @@ class SequencePlanner:
         return out, True
 
     def _reground(self, problem, task) -> tuple[list, str]:
-        """One action per prompt; the state after it becomes the next prompt's initial state."""
+        """SymT's regrounding (its section "Regrounding Applicability-Filtered Plan Generation"): one action
+        per prompt, chosen greedily among the applicable ones (as greedy-applicable filters), then the state
+        after it becomes the next prompt's initial state; `<end>` ends the plan (allowed between actions)."""
         vocab, mimir = self.model.vocab, problem.mimir
         end = vocab.id("<end>")
-        state, plan = mimir.initial_state(), []
+        allowed = _Applicable(problem, self.renaming, vocab)
+        plan = []
         while self.tokens < self.max_tokens:
-            if mimir.is_goal(state):  # the re-encoded problem is solved: nothing left to generate
+            if mimir.is_goal(allowed.state):  # the re-encoded problem is solved: nothing left to generate
                 return plan, "goal"
-            prompt = self._prompt(mimir.fluents(state), task.goal, task.statics)
+            prompt = self._prompt(mimir.fluents(allowed.state), task.goal, task.statics)
             if len(prompt) >= self._context:
                 return plan, "token_cap"
             logits, past = self._start(prompt)
             action: list[int] = []
             while self.tokens < self.max_tokens and len(prompt) + len(action) < self._context:
-                tok = int(torch.argmax(logits[0]))
+                row = logits[0] + _mask(logits[0], allowed.next_tokens())
+                tok = int(torch.argmax(row))
                 self.tokens += 1
-                if tok == end and not action:
-                    return plan, ("goal" if mimir.is_goal(state) else "not_goal")
+                if tok == end:  # only offered before an action's first token
+                    return plan, "not_goal"
                 action.append(tok)
-                if vocab.is_action(action[0]) and len(action) == 1 + vocab.arity(vocab.token(action[0])):
+                allowed.feed(tok)
+                if not allowed.prefix:  # the action is complete and applied
                     break
-                if not vocab.is_action(action[0]):
-                    return plan, "malformed"
                 logits, past = self._next([tok], past)
             else:
                 return plan, "token_cap"
-            try:
-                restored = self.renaming.restore_action([vocab.token(t) for t in action])
-            except (GenplanError, ValueError, KeyError):  # not an action of this problem's objects
-                return plan, "malformed"
-            try:
-                state = mimir.apply(state, restored)
-            except GenplanError:
-                return plan, "inapplicable"
-            plan.append(restored)
+            plan.append(self.renaming.restore_action([vocab.token(t) for t in action]))
         return plan, "token_cap"
 
     def _multibeam(self, problem, prompt: list[int]) -> tuple[list, str]:
@@ -277,6 +271,13 @@ def _nucleus(row: torch.Tensor, p: float, gen) -> int:
     keep = torch.cumsum(sorted_p, 0) - sorted_p < p  # the smallest prefix with mass >= p
     sorted_p = torch.where(keep, sorted_p, torch.zeros_like(sorted_p))
     return int(order[torch.multinomial(sorted_p / sorted_p.sum(), 1, generator=gen)])
+
+
+def _mask(row: torch.Tensor, allowed: set[int]) -> torch.Tensor:
+    """0 at the allowed token ids, -inf elsewhere."""
+    mask = torch.full_like(row, -math.inf)
+    mask[list(allowed)] = 0.0
+    return mask
 
 
 def _simulate(problem, plan) -> str:

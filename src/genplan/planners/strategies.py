@@ -9,7 +9,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `beam3-pooled-nostatics`    | beam     | as above, inference states without statics   | transition |
 | `greedy`                    | greedy   | the most probable token at each step         | plangpt    |
 | `greedy-applicable`         | greedy-applicable | greedy among applicable actions' tokens | plangpt |
-| `greedy-reground`           | greedy-reground | each action from the current state re-encoded | plangpt |
+| `greedy-reground`           | greedy-reground | each applicable action from the current state re-encoded | plangpt |
 | `multibeam10`               | multibeam| 10 beams, the most probable plan             | plangpt    |
 | `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
 | `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
