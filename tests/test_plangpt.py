@@ -108,6 +108,58 @@ def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_dat
 
 
 @pytest.mark.slow
+class _Scripted:
+    """A stand-in network for the decoding logic only (no training, no planning claim): at every step it
+    prefers the next token of a fixed script, through the model interface SymT^ED uses (prompt, start,
+    step), so that what the strategies do with a model's preferences can be checked token by token."""
+
+    def __init__(self, vocab, info, script: list[str]):
+        import torch
+
+        from genplan.models.plangpt.model import PlanGPTSettings
+
+        self.vocab, self.domain_info, self.settings = vocab, info, PlanGPTSettings()
+        self.net, self.context, self.script = torch.nn.Linear(1, 1), 512, script
+        self.family = "plangpt"
+
+    def prompt(self, state, goal, statics, renaming):
+        self.renaming = renaming
+        return [self.vocab.id("<action>")]
+
+    def _logits(self, n: int):
+        import torch
+
+        row = torch.zeros(1, len(self.vocab))
+        tok = self.script[n] if n < len(self.script) else "<end>"
+        row[0, self.vocab.id(self.renaming.forward.get(tok, tok))] = 10.0
+        return row
+
+    def start(self, prompt, device):
+        return self._logits(0), 1
+
+    def step(self, tokens, cache, device):
+        return self._logits(cache), cache + 1
+
+
+def test_applicability_filtered_generation_stops_at_the_goal(gripper_data):  # noqa: F811
+    """SymT: "Plan generation stops when the simulated state satisfies the goal". A network that would go
+    on after the goal (picking a ball up again) gets the plan up to the goal with greedy-applicable; plain
+    greedy reads on to its `<end>` and misses the goal."""
+    from genplan.datasets.domain_text import domain_of_text
+    from genplan.tokens.vocab import Vocabulary
+    from test_features import gripper_plan
+
+    info = domain_of_text(DOMAIN.read_text())
+    vocab = Vocabulary.for_domain(info, 12)
+    plan = gripper_plan(["ball1", "ball2"])
+    script = [t for action in plan + [("pick", "ball1", "roomb", "left")] for t in action]
+    model = _Scripted(vocab, info, script)
+    filtered = registry.planner(model, "greedy-applicable").solve(Problem(DOMAIN, gripper_data["files"][2]))
+    assert filtered.reason == "goal" and filtered.plan == [tuple(a) for a in plan]
+    free = registry.planner(model, "greedy").solve(Problem(DOMAIN, gripper_data["files"][2]))
+    assert free.reason == "not_goal" and len(free.plan) == len(plan) + 1
+
+
 def test_a_planner_evaluates_a_model_in_memory_for_ces(plangpt, gripper_data):  # noqa: F811
     from genplan.models.plangpt.train import _coverage
 

@@ -4,7 +4,8 @@ SymT):
 
 - `greedy`: the most probable token at each step (PlanGPT, SymT Table 2 "greedy");
 - `greedy-applicable`: greedy among the tokens that can still complete an action applicable in
-  the current state, tracked with pymimir, or `<end>` between actions (SymT Table 2 "applicability");
+  the current state, tracked with pymimir, or `<end>` between actions, stopping as soon as the state
+  satisfies the goal (SymT Table 2 "applicability"; genplan's before 2026-11-26 ran on to `<end>`);
 - `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable),
   then the state after it is encoded as a new problem and the next action generated from it, until
   that state satisfies the goal or the model ends (SymT Table 2 "regrounding": "This strategy
@@ -171,7 +172,9 @@ class SequencePlanner:
         return out
 
     def _sample(self, prompt: list[int], problem=None, p: float | None = None, gen=None) -> tuple[list[int], bool]:
-        """Greedy (or nucleus with `p`) generation; with `problem`, only applicable actions."""
+        """Greedy (or nucleus with `p`) generation; with `problem`, only applicable actions, and generation
+        stops as soon as the simulated state satisfies the goal (SymT: "Plan generation stops when the
+        simulated state satisfies the goal"), as if the model had ended there."""
         vocab = self.model.vocab
         end = vocab.id("<end>")
         allowed = _Applicable(problem, self.renaming, vocab) if problem is not None else None
@@ -188,6 +191,8 @@ class SequencePlanner:
                 return out, False
             if allowed is not None:
                 allowed.feed(tok)
+                if not allowed.prefix and allowed.mimir.is_goal(allowed.state):
+                    return out + [end], False
             logits, past = self._next([tok], past)
         return out, True
 
