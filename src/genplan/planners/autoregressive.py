@@ -9,7 +9,7 @@ SymT):
 - `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable),
   then the state after it is encoded as a new problem and the next action generated from it, until
   that state satisfies the goal or the model ends (SymT Table 2 "regrounding": "This strategy
-  filters applicable actions as above"; before this was read, genplan's regrounding did not filter);
+  filters applicable actions as above"; genplan's before 2026-11-26 did not filter);
 - `multibeamN`: beam search over tokens with N beams, the most probable finished sequence
   returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
   reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
