@@ -145,9 +145,10 @@ def test_applicability_filtered_generation_stops_at_the_goal(gripper_data):  # n
     """SymT: "Plan generation stops when the simulated state satisfies the goal". A network that would go
     on after the goal (picking a ball up again) gets the plan up to the goal with greedy-applicable; plain
     greedy reads on to its `<end>` and misses the goal."""
+    from test_features import gripper_plan
+
     from genplan.datasets.domain_text import domain_of_text
     from genplan.tokens.vocab import Vocabulary
-    from test_features import gripper_plan
 
     info = domain_of_text(DOMAIN.read_text())
     vocab = Vocabulary.for_domain(info, 12)
