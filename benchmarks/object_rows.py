@@ -57,10 +57,10 @@ def main(argv=None) -> int:
         model = registry.load_model(path)
         s = model.settings
         how = f"rename {getattr(s, 'rename', '?')}, object_embeddings {getattr(s, 'object_embeddings', 'learned')}"
-        for name, (table, ids) in tables(model).items():
-            with torch.no_grad():
+        with torch.no_grad():
+            for name, (table, ids) in tables(model).items():
                 print(f"{path} ({model.family}, {how}) {name}, objects o0..o{min(args.objects, len(ids)) - 1}: "
-                      f"{stats(table.detach()[ids[:args.objects]])}")
+                      f"{stats(table[ids[:args.objects]])}")
     return 0
 
 

@@ -24,19 +24,21 @@ SPLITS = ("train", "interpolation", "validation", "extrapolation")
 
 
 def row(folder: Path, strategy: str) -> dict:
+    """The trial's table row; `cells` (not a column) holds (solved, planned) per split planned."""
     entry = json.loads((folder / "entry.json").read_text())
     summary = json.loads((folder / "summary.json").read_text())
     log = list(csv.DictReader((folder / "training.csv").open()))
     epochs = summary.get("epochs", entry["train"]["epochs"])  # the epochs run (patience may stop a job early)
     out = {"trial": folder.name, "examples_presented": entry["train"]["examples"] * epochs,
            "optimizer_steps": summary["optimizer_steps"], "job_cpu_s": round(summary["job_cpu_s"]),
-           "train_loss": log[-1]["train_loss"], "val_loss": log[-1]["val_loss"]}
+           "train_loss": log[-1]["train_loss"], "val_loss": log[-1]["val_loss"], "cells": {}}
     for split in SPLITS:
         path = folder / f"{split}.{strategy}.csv"
         if path.is_file():
             rows = list(csv.DictReader(path.open()))
             solved = sum(r["solved"] == "yes" and r["val"] == "valid" for r in rows)
             out[split] = f"{solved}/{len(rows)}"
+            out["cells"][(split, strategy)] = (solved, len(rows))
         else:
             out[split] = "not planned"
     return out
@@ -55,39 +57,30 @@ def main(argv=None) -> int:
         print(f"trial_curve: no summary.json in {', '.join(missing)} (a trial that did not finish)", file=sys.stderr)
         return 1
     rows = sorted((row(t, args.strategy) for t in args.trials), key=lambda r: r["job_cpu_s"])
-    cols = list(rows[0])
+    cols = [c for c in rows[0] if c != "cells"]
     csv_path, md_path = Path(f"{args.out}.csv"), Path(f"{args.out}.md")
     with csv_path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, cols)
+        w = csv.DictWriter(fh, cols, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     md = [f"| {' | '.join(cols)} |", f"|{'---|' * len(cols)}"]
     md += [f"| {' | '.join(str(r[c]) for c in cols)} |" for r in rows]
+    figure = f" --figure '{args.figure}' --domain {args.domain}" if args.figure else ""
     md_path.write_text(f"Strategy {args.strategy}; command: python benchmarks/trial_curve.py "
-                                           f"{' '.join(str(t) for t in args.trials)} --out {args.out}"
-                                           + (f" --figure '{args.figure}' --domain {args.domain}" if args.figure else "")
-                                           + "\n\n"
-                                           + "\n".join(md) + "\n")
+                       f"{' '.join(str(t) for t in args.trials)} --out {args.out}{figure}\n\n" + "\n".join(md) + "\n")
     print("\n".join(md))
     if args.figure:
-        _figure(rows, args.strategy, args.domain, args.figure, args.out)
+        _figure(rows, args.domain, args.figure, args.out)
     return 0
 
 
-def _figure(rows: list[dict], strategy: str, domain: str, title: str, out: Path) -> None:
+def _figure(rows: list[dict], domain: str, title: str, out: Path) -> None:
     """The budget report's figure over the trials: a run per trial (its own `model`), its cells the splits
     it planned."""
     from genplan.report.budget_figure import draw
 
-    runs = []
-    for r in rows:
-        cells = {}
-        for split in SPLITS:
-            if r[split] != "not planned":
-                solved, total = (int(x) for x in r[split].split("/"))
-                cells[(split, strategy)] = (solved, total)
-        runs.append({"model": r["trial"], "domain": domain, "cpu_min": r["job_cpu_s"] / 60,
-                     "val_loss": float(r["val_loss"]), "cells": cells})
+    runs = [{"model": r["trial"], "domain": domain, "cpu_min": r["job_cpu_s"] / 60, "val_loss": float(r["val_loss"]),
+             "cells": r["cells"]} for r in rows]
     draw(runs, sorted(set().union(*(r["cells"] for r in runs))), title, out)
 
 

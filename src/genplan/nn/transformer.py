@@ -213,9 +213,11 @@ class Transformer(nn.Module):
             return self.wte.weight
         return self.wte.weight.index_copy(0, self.fixed_ids, self.fixed_rows + self.fixed_shift)
 
-    def embed(self, ids: torch.Tensor) -> torch.Tensor:
-        """The token embeddings of ids [...] -> [..., D], as `token_table` holds them."""
-        return self.wte(ids) if not self.config.fixed_tokens else F.embedding(ids, self.token_table())
+    def embed(self, ids: torch.Tensor, table: torch.Tensor | None = None) -> torch.Tensor:
+        """The token embeddings of ids [...] -> [..., D], as `token_table` (or the `table` it gave) holds them."""
+        if not self.config.fixed_tokens:
+            return self.wte(ids)
+        return F.embedding(ids, self.token_table() if table is None else table)
 
     def padding_mask(self, ids: torch.Tensor) -> torch.Tensor:
         """attention_mask of ids padded with pad_id: True = real token."""
@@ -230,7 +232,8 @@ class Transformer(nn.Module):
         cfg = self.config
         if (ids is None) == (inputs_embeds is None):
             raise ValueError("give exactly one of ids [B,T] and inputs_embeds [B,T,D]")
-        x = self.embed(ids) if inputs_embeds is None else inputs_embeds
+        table = self.token_table() if cfg.fixed_tokens else None  # once a forward: embedding and tied head
+        x = self.embed(ids, table) if inputs_embeds is None else inputs_embeds
         B, T, _ = x.shape
         if past is not None and len(past) != cfg.n_layers:
             raise ValueError(f"past holds {len(past)} layers, the model has n_layers={cfg.n_layers}")
@@ -267,15 +270,15 @@ class Transformer(nn.Module):
             attns.append(probs), xattns.append(xprobs), hiddens.append(x), presents.append(present)
         hidden = self.ln_f(x)
         return TransformerOutput(
-            logits=self._logits(hidden), hidden=hidden,
+            logits=self._logits(hidden, table), hidden=hidden,
             attentions=attns if return_attentions else None,
             cross_attentions=xattns if return_attentions and cfg.cross_attention else None,
             hidden_states=hiddens if return_hidden else None,
             past=presents if use_cache else None)
 
-    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        if self.config.fixed_tokens and self.config.tie_embeddings:
-            return F.linear(hidden, self.token_table())
+    def _logits(self, hidden: torch.Tensor, table: torch.Tensor | None) -> torch.Tensor:
+        if table is not None and self.config.tie_embeddings:
+            return F.linear(hidden, table)
         return self.lm_head(hidden)
 
     @staticmethod
@@ -312,6 +315,15 @@ class Transformer(nn.Module):
 def reorder_cache(past: list, index: torch.Tensor) -> list:
     """The cache of the batch rows `index` (beam search: keep and duplicate hypotheses)."""
     return [(k.index_select(0, index), v.index_select(0, index)) for k, v in past]
+
+
+OBJECT_EMBEDDINGS = ("learned", "fixed")  # a family's `object_embeddings` setting (PlanGPT, diffusion)
+
+
+def fixed_objects(vocab, object_embeddings: str) -> dict:
+    """The TransformerConfig argument of a family's `object_embeddings`: its vocabulary's object tokens as
+    `fixed_tokens` where the setting is `fixed`, nothing where `learned`."""
+    return {"fixed_tokens": list(vocab.object_ids())} if object_embeddings == "fixed" else {}
 
 
 def distinct_rows(k: int, d: int, std: float = 0.02) -> torch.Tensor:

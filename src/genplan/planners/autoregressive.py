@@ -191,7 +191,7 @@ class SequencePlanner:
                 return out, False
             if allowed is not None:
                 allowed.feed(tok)
-                if not allowed.prefix and allowed.mimir.is_goal(allowed.state):
+                if allowed.at_goal:
                     return out + [end], False
             logits, past = self._next([tok], past)
         return out, True
@@ -205,7 +205,7 @@ class SequencePlanner:
         allowed = _Applicable(problem, self.renaming, vocab)
         plan = []
         while self.tokens < self.max_tokens:
-            if mimir.is_goal(allowed.state):  # the re-encoded problem is solved: nothing left to generate
+            if allowed.at_goal:  # the re-encoded problem is solved: nothing left to generate
                 return plan, "goal"
             prompt = self._prompt(mimir.fluents(allowed.state), task.goal, task.statics)
             if len(prompt) >= self._context:
@@ -314,6 +314,11 @@ class _Applicable:
             except (GenplanError, KeyError):
                 continue
             self.options[ids] = nxt
+
+    @property
+    def at_goal(self) -> bool:
+        """Between actions, and the state reached satisfies the goal."""
+        return not self.prefix and self.mimir.is_goal(self.state)
 
     def next_tokens(self) -> set[int]:
         n = len(self.prefix)

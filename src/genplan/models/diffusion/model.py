@@ -26,8 +26,9 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
-from genplan.models.settings import drop_defaults
 from genplan.models.diffusion.family import PLANNING_KEYS
+from genplan.models.settings import drop_defaults
+from genplan.nn.transformer import OBJECT_EMBEDDINGS, fixed_objects
 
 SCHEDULES = ("uniform", "beta")
 CONDITIONS = ("table", "factored")
@@ -93,7 +94,7 @@ class DiffusionSettings(base.Settings):
                        f"not {tr.contrastive_ramp_steps!r}")
         if self.condition not in CONDITIONS:
             out.append(f"condition {self.condition!r} is not one of {list(CONDITIONS)}")
-        if self.object_embeddings not in ("learned", "fixed"):
+        if self.object_embeddings not in OBJECT_EMBEDDINGS:
             out.append(f"object_embeddings {self.object_embeddings!r} is not learned or fixed")
         if self.object_embeddings == "fixed" and self.condition != "factored":
             out.append("object_embeddings: fixed needs condition: factored (a table condition has no object rows)")
@@ -179,7 +180,7 @@ def network_config(vocab, settings: DiffusionSettings) -> dict:
     return dict(vocab_size=len(vocab), max_len=settings.max_plan_tokens + 1, d_model=n.d_model, n_heads=n.n_heads,
                 n_layers=n.n_layers, d_ff=n.d_ff, dropout=n.dropout, causal=False, positions="rotary",
                 rope_base=n.rope_base, share_weights=n.share_weights, pad_id=vocab.pad_id,
-                **({"fixed_tokens": list(vocab.object_ids())} if settings.object_embeddings == "fixed" else {}))
+                **fixed_objects(vocab, settings.object_embeddings))
 
 
 class DiffusionModel:

@@ -23,7 +23,13 @@ from genplan.datasets.examples import check_object_pool
 from genplan.errors import GenplanError
 from genplan.models.plangpt import data
 from genplan.models.plangpt.model import PlanGPT, PlanGPTSettings
-from genplan.nn.transformer import Transformer, TransformerConfig, parameter_count
+from genplan.nn.transformer import (
+    OBJECT_EMBEDDINGS,
+    Transformer,
+    TransformerConfig,
+    fixed_objects,
+    parameter_count,
+)
 from genplan.training.job import Job, digest
 
 
@@ -58,7 +64,7 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
     job = Job("plangpt", name, domain, seed, out, log_csv, summary_json, threads, device, on_epoch)
     settings = PlanGPTSettings.from_entry(entry)
     if (settings.data not in data.PROTOCOLS or settings.train.stop not in ("ce", "ces")
-            or settings.rename not in data.RENAMINGS or settings.object_embeddings not in ("learned", "fixed")):
+            or settings.rename not in data.RENAMINGS or settings.object_embeddings not in OBJECT_EMBEDDINGS):
         raise GenplanError(f"PlanGPT: data must be one of {list(data.PROTOCOLS)}, rename one of "
                            f"{list(data.RENAMINGS)}, train.stop ce or ces, object_embeddings learned or fixed")
     train_cases, doc, protocol, train_file = _cases(files.get("train", []), settings, seed, "train")
@@ -83,9 +89,8 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
 
 def _network(vocab, settings: PlanGPTSettings) -> dict:
     """The TransformerConfig arguments (stored in the checkpoint)."""
-    fixed = {"fixed_tokens": list(vocab.object_ids())} if settings.object_embeddings == "fixed" else {}
     return dict(vocab_size=len(vocab), causal=True, positions="learned", pad_id=vocab.pad_id,
-                **asdict(settings.network), **fixed)
+                **asdict(settings.network), **fixed_objects(vocab, settings.object_embeddings))
 
 
 def _untrained(job: Job, settings: PlanGPTSettings, domain_info, train_cases: list, val_cases: list):
