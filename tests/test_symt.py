@@ -124,6 +124,28 @@ def test_fixed_decoder_tokens_keep_the_object_rows_apart(problem):
         SymTSettings.from_entry({"architecture": "encoder", "network": {"decoder_tokens": "fixed"}})
 
 
+def test_memory_cosine_tells_a_collapsed_encoder(problem):
+    """The summary's `memory_mean_cosine` (genplan.models.symt.train.memory_cosine): the mean cosine
+    of the encoder outputs of every two atoms; 1 when every atom embeds alike (the collapse the
+    contrastive loss drove the CPU models into), well below 1 for an encoder that tells atoms apart."""
+    from genplan.datasets.examples import Case
+    from genplan.models.symt import data
+    from genplan.models.symt.train import memory_cosine
+
+    info, task, vocab = problem
+    torch.manual_seed(0)  # as training starts: LayerNorms at gain 1 and bias 0
+    net = SymTNet({"architecture": "encoder_decoder", "network": NET, "vocab_size": len(vocab),
+                   "width": 1 + max_arity(vocab), "pad_id": 0}).eval()
+    case = Case("p", tuple(sorted(task.objects)), frozenset(task.init), frozenset(task.statics), frozenset(task.goal), ())
+    enc = data.encode([case, case], vocab, info, np.random.default_rng(0), "sorted", False, False, 100)
+    apart = memory_cosine(net, enc, vocab.pad_id)
+    assert -1 <= apart < 0.9
+    with torch.no_grad():  # every atom the same vector: only the bias of the atom map is left
+        net.atoms.W.weight.zero_()
+    assert memory_cosine(net, enc, vocab.pad_id) == pytest.approx(1.0, abs=1e-3)
+    assert not net.training  # left as it was found
+
+
 def test_shared_decoder_tokens_rename_with_the_encoder_table_alone(problem):
     """`decoder_tokens: shared`: the decoder reads and scores its tokens through the encoder's E, so
     swapping two objects' rows of E alone (no decoder table to swap) trades their scores, and the
@@ -259,6 +281,8 @@ def test_training_summary_and_log(symt):
     assert summary["contrastive"] == (arch == "encoder") and summary["divergences"] >= 0
     assert isinstance(summary["divergence_events"], list) and summary["dead_end_states_excluded"] == 0
     assert summary["parameters"] == sum(summary["parameters_by_part"].values())
+    assert (arch == "encoder") == ("memory_mean_cosine" not in summary)
+    assert arch == "encoder" or -1 <= summary["memory_mean_cosine"] <= 1
     rows = ckpt.with_name("training.csv").read_text().splitlines()
     assert rows[0].startswith("epoch,train_loss,pred_loss,att_loss,hid_loss,val_loss") and len(rows) == 31
     first, last = (float(r.split(",")[2]) for r in (rows[1], rows[-1]))

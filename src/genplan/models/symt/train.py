@@ -107,7 +107,28 @@ def _summary(job: Job, model: SymT, state, train_examples: int, v_enc, info: dic
             "object_pool": settings.object_pool, "parameters": parameter_count(net), "parameters_by_part": parts,
             "vocabulary": len(model.vocab), "train_examples": train_examples, "val_examples": len(v_enc.rows),
             "val_dropped": v_enc.dropped, **info,
+            **({"memory_mean_cosine": memory_cosine(net, v_enc, model.vocab.pad_id)} if decoder else {}),
             **job.outcome(state, divergence_events=state.divergence_events, skipped_steps=state.skipped_steps)}
+
+
+def memory_cosine(net, enc, pad_id: int, states: int = 256) -> float:
+    """The mean cosine between the encoder outputs (the decoder's memory) of every two real atoms (each
+    with itself too) of the first `states` encoded examples (copy A), in [-1, 1]. Near 1 the encoder maps every atom
+    alike and the decoder cannot read the state: the collapse the contrastive L_hid drove the CPU
+    models into (issue 25, docs/sequence-recipe.md); a trained model that reads its states is far below."""
+    if not enc.rows:
+        return float("nan")
+    idx = list(range(min(states, len(enc.rows))))
+    batch = next(data.batches(enc, len(idx), idx, pad_id))
+    dev = next(net.parameters()).device
+    was = net.training
+    net.eval()
+    with torch.no_grad():
+        rows, mask = batch["rows"][:len(idx)].to(dev), batch["mask"][:len(idx)].to(dev)
+        unit = torch.nn.functional.normalize(net.encode(rows, mask).hidden[mask].float(), dim=-1)
+        value = float(unit.sum(0).square().sum()) / len(unit) ** 2  # the mean of unit @ unit.T
+    net.train(was)
+    return round(value, 4)
 
 
 def _ramp_summary(settings: SymTSettings, state) -> dict:
