@@ -12,7 +12,11 @@ of the states (near 1: the encoder maps every atom alike, it has collapsed), and
 divergence of the first plan token's distribution given each state's own memory from that given
 another state's (0: the first action does not depend on the state).
 
-    python benchmarks/symted_fit.py CHECKPOINT TRAJECTORIES.json.gz [...]
+    python benchmarks/symted_fit.py [--partial PARTIAL] CHECKPOINT TRAJECTORIES.json.gz [...]
+
+`--partial`: measure the weights of a training job's partial state (`model.ckpt.partial`, written
+after each epoch) instead, in the network of CHECKPOINT (a finished model of the same settings):
+how a stopped trial's early epochs were judged.
 """
 
 from __future__ import annotations
@@ -23,15 +27,25 @@ import numpy as np
 import torch
 
 
-def fit_lines(checkpoint: str, trajectories: str, names: str, seed: int = 0) -> str:
+def load_model(checkpoint: str, partial: str | None = None):
+    """The SymT model of CHECKPOINT, with the weights of a partial training state where given."""
     from genplan.models.checkpoint import read
-    from genplan.models.symt import data
     from genplan.models.symt.model import SymT
-    from genplan.stages.trajectories import load
 
     model = SymT.from_envelope(read(checkpoint), checkpoint)
+    if partial is not None:
+        state = torch.load(partial, weights_only=True, map_location="cpu")
+        model.net.load_state_dict(state["weights"])
+        print(f"weights of {partial}: after epoch {state['epoch']} (optimiser step {state['step']})")
+    return model
+
+
+def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
+    from genplan.models.symt import data
+    from genplan.stages.trajectories import load
+
     if model.settings.architecture != "encoder_decoder":
-        raise SystemExit(f"{checkpoint}: not a SymT^ED (encoder-decoder) checkpoint")
+        raise SystemExit("not a SymT^ED (encoder-decoder) checkpoint")
     vocab = model.vocab
     objects = torch.tensor(sorted(vocab.object_ids()))
     cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
@@ -66,14 +80,11 @@ def fit_lines(checkpoint: str, trajectories: str, names: str, seed: int = 0) -> 
     return "\n".join(lines)
 
 
-def collapse_line(checkpoint: str, trajectories: str, seed: int = 0) -> str:
+def collapse_line(model, trajectories: str, seed: int = 0) -> str:
     """The encoder outputs' mean cosine and the first token's KL to a shuffled memory (docstring)."""
-    from genplan.models.checkpoint import read
     from genplan.models.symt import data
-    from genplan.models.symt.model import SymT
     from genplan.stages.trajectories import load
 
-    model = SymT.from_envelope(read(checkpoint), checkpoint)
     vocab, net = model.vocab, model.net.eval()
     cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
     enc = data.encode(cases, vocab, model.domain_info, np.random.default_rng(seed), "sorted",
@@ -111,13 +122,17 @@ def _first_action_right(ok: torch.Tensor, is_obj: torch.Tensor, real: torch.Tens
 
 def main(argv: list[str]) -> int:
     torch.set_num_threads(1)
+    partial = None
+    if argv[:1] == ["--partial"] and len(argv) > 1:
+        partial, argv = argv[1], argv[2:]
     if len(argv) < 2:
         print(__doc__)
         return 2
+    model = load_model(argv[0], partial)
     for path in argv[1:]:
-        print(collapse_line(argv[0], path))
+        print(collapse_line(model, path))
         for names in ("sorted", "random"):
-            print(fit_lines(argv[0], path, names))
+            print(fit_lines(model, path, names))
     return 0
 
 
