@@ -107,7 +107,6 @@ def test_the_applicability_filter_never_emits_an_inapplicable_action(gripper_dat
     assert np.isfinite(sum(p.sum().item() for p in net.parameters()))
 
 
-@pytest.mark.slow
 class _Scripted:
     """A stand-in network for the decoding logic only (no training, no planning claim): at every step it
     prefers the next token of a fixed script, through the model interface SymT^ED uses (prompt, start,
@@ -159,6 +158,28 @@ def test_applicability_filtered_generation_stops_at_the_goal(gripper_data):  # n
     assert filtered.reason == "goal" and filtered.plan == [tuple(a) for a in plan]
     free = registry.planner(model, "greedy").solve(Problem(DOMAIN, gripper_data["files"][2]))
     assert free.reason == "not_goal" and len(free.plan) == len(plan) + 1
+
+
+def test_applicability_filtered_generation_never_ends_short_of_the_goal(gripper_data):  # noqa: F811
+    """SymT's filter considers "only tokens leading to an applicable action": `<end>` leads to none, so a
+    network that would end after one action goes on (among the applicable actions) until the goal or the
+    token cap, with greedy-applicable and with regrounding; plain greedy ends where the network does."""
+    from test_features import gripper_plan
+
+    from genplan.datasets.domain_text import domain_of_text
+    from genplan.tokens.vocab import Vocabulary
+
+    info = domain_of_text(DOMAIN.read_text())
+    vocab = Vocabulary.for_domain(info, 12)
+    first = gripper_plan(["ball1", "ball2"])[0]
+    model = _Scripted(vocab, info, list(first))  # then `<end>` preferred at every step
+    problem = Problem(DOMAIN, gripper_data["files"][2])
+    for strategy in ("greedy-applicable", "greedy-reground"):
+        attempt = registry.planner(model, strategy).solve(problem)
+        assert attempt.reason in ("goal", "token_cap") and len(attempt.plan) > 1, (strategy, attempt.reason)
+        assert attempt.plan[0] == tuple(first)
+    free = registry.planner(model, "greedy").solve(problem)
+    assert free.reason == "not_goal" and free.plan == [tuple(first)]
 
 
 def test_a_planner_evaluates_a_model_in_memory_for_ces(plangpt, gripper_data):  # noqa: F811

@@ -4,12 +4,16 @@ SymT):
 
 - `greedy`: the most probable token at each step (PlanGPT, SymT Table 2 "greedy");
 - `greedy-applicable`: greedy among the tokens that can still complete an action applicable in
-  the current state, tracked with pymimir, or `<end>` between actions, stopping as soon as the state
-  satisfies the goal (SymT Table 2 "applicability"; genplan's before 2026-11-26 ran on to `<end>`);
-- `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable),
-  then the state after it is encoded as a new problem and the next action generated from it, until
-  that state satisfies the goal or the model ends (SymT Table 2 "regrounding": "This strategy
-  filters applicable actions as above"; genplan's before 2026-11-26 did not filter);
+  the current state, tracked with pymimir, stopping as soon as the state satisfies the goal, at the
+  token cap, or where no action is applicable (`not_goal`). `<end>` is never offered: it leads to no
+  applicable action, and SymT's filter considers "only tokens leading to an applicable action" (SymT
+  Table 2 "applicability"; genplan's before 2026-11-26 ran on to `<end>`, and offered `<end>` between
+  actions until 2026-11-26's second change);
+- `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable,
+  `<end>` never offered), then the state after it is encoded as a new problem and the next action
+  generated from it, until that state satisfies the goal, the token cap or a state without applicable
+  actions (SymT Table 2 "regrounding": "This strategy filters applicable actions as above"; genplan's
+  before 2026-11-26 did not filter);
 - `multibeamN`: beam search over tokens with N beams, the most probable finished sequence
   returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
   reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
@@ -178,12 +182,17 @@ class SequencePlanner:
         vocab = self.model.vocab
         end = vocab.id("<end>")
         allowed = _Applicable(problem, self.renaming, vocab) if problem is not None else None
+        if allowed is not None and allowed.at_goal:
+            return [end], False
         logits, past = self._start(prompt)
         out: list[int] = []
         for _ in range(self._budget(prompt)):
             row = logits[0]
             if allowed is not None:
-                row = row + _mask(row, allowed.next_tokens())
+                options = allowed.next_tokens(end=False)
+                if not options:  # no applicable action: the plan ends short of the goal
+                    return out + [end], False
+                row = row + _mask(row, options)
             tok = int(torch.argmax(row)) if p is None else _nucleus(row, p, gen)
             out.append(tok)
             self.tokens += 1
@@ -199,9 +208,8 @@ class SequencePlanner:
     def _reground(self, problem, task) -> tuple[list, str]:
         """SymT's regrounding (its section "Regrounding Applicability-Filtered Plan Generation"): one action
         per prompt, chosen greedily among the applicable ones (as greedy-applicable filters), then the state
-        after it becomes the next prompt's initial state; `<end>` ends the plan (allowed between actions)."""
+        after it becomes the next prompt's initial state; `<end>` is never offered (module docstring)."""
         vocab, mimir = self.model.vocab, problem.mimir
-        end = vocab.id("<end>")
         allowed = _Applicable(problem, self.renaming, vocab)
         plan = []
         while self.tokens < self.max_tokens:
@@ -213,11 +221,11 @@ class SequencePlanner:
             logits, past = self._start(prompt)
             action: list[int] = []
             while self.tokens < self.max_tokens and len(prompt) + len(action) < self._context:
-                row = logits[0] + _mask(logits[0], allowed.next_tokens())
-                tok = int(torch.argmax(row))
-                self.tokens += 1
-                if tok == end:  # only offered before an action's first token
+                options = allowed.next_tokens(end=False)
+                if not options:  # no applicable action in this state
                     return plan, "not_goal"
+                tok = int(torch.argmax(logits[0] + _mask(logits[0], options)))
+                self.tokens += 1
                 action.append(tok)
                 allowed.feed(tok)
                 if not allowed.prefix:  # the action is complete and applied
@@ -298,7 +306,7 @@ def _simulate(problem, plan) -> str:
 
 class _Applicable:
     """The tokens that can still complete an action applicable in the current state (pymimir),
-    or `<end>` between actions; fed the generated tokens, it applies each completed action."""
+    and `<end>` between actions where asked; fed the generated tokens, it applies each completed action."""
 
     def __init__(self, problem, renaming, vocab):
         self.mimir, self.renaming, self.vocab = problem.mimir, renaming, vocab
@@ -320,10 +328,12 @@ class _Applicable:
         """Between actions, and the state reached satisfies the goal."""
         return not self.prefix and self.mimir.is_goal(self.state)
 
-    def next_tokens(self) -> set[int]:
+    def next_tokens(self, end: bool = True) -> set[int]:
+        """The tokens that continue an applicable action; with `end`, also `<end>` between actions
+        (diffusion's grammar ends its plans so; the autoregressive filters never offer it)."""
         n = len(self.prefix)
         allowed = {ids[n] for ids in self.options if tuple(ids[:n]) == tuple(self.prefix) and len(ids) > n}
-        return allowed | ({self.vocab.id("<end>")} if not self.prefix else set())
+        return allowed | ({self.vocab.id("<end>")} if end and not self.prefix else set())
 
     def feed(self, tok: int) -> None:
         self.prefix.append(tok)
