@@ -69,7 +69,8 @@ def test_a_claims_list_it_cannot_read_is_refused_naming_the_file(tmp_path):
     for text, message in (("- {doc: a.md, quote: x 1, number: '1'}\n", "needs doc, quote, number and file"),
                           ("- {doc: a.md, quote: x 1, number: '2', file: f.csv, key: k}\n", "is not in its quote"),
                           ("- {doc: a.md, quote: x 1, number: '1', file: f.csv, row: {a: b}}\n", "exactly one of"),
-                          ("- {doc: a.md, quote: x 1, number: '1', file: f.csv, key: k, hue: red}\n", "unknown keys")):
+                          ("- {doc: a.md, quote: x 1, number: '1', file: f.csv, key: k, hue: red}\n", "unknown keys"),
+                          ("- {doc: a.md, quote: seven days, number: seven, file: f.csv, key: k}\n", "not written in digits")):
         bad.write_text(text)
         with pytest.raises(GenplanError, match=message) as err:
             doc_check.load(bad)

@@ -57,6 +57,8 @@ def load(path: Path) -> list[dict]:
             raise GenplanError(f"{where}: give exactly one of row+column, agg(+column), key or pattern", path)
         if str(c["number"]) not in str(c["quote"]):
             raise GenplanError(f"{where}: number {c['number']} is not in its quote", path)
+        if not re.fullmatch(r"-?[\d,]*\.?\d+", str(c["number"])):
+            raise GenplanError(f"{where}: number {c['number']!r} is not written in digits", path)
     return claims
 
 
