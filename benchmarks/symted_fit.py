@@ -83,18 +83,18 @@ def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
 def collapse_line(model, trajectories: str, seed: int = 0) -> str:
     """The encoder outputs' mean cosine and the first token's KL to a shuffled memory (docstring)."""
     from genplan.models.symt import data
+    from genplan.models.symt.train import memory_cosine
     from genplan.stages.trajectories import load
 
     vocab, net = model.vocab, model.net.eval()
     cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
     enc = data.encode(cases, vocab, model.domain_info, np.random.default_rng(seed), "sorted",
                       model.settings.per_type, True, model.settings.max_tokens)
+    cosine = memory_cosine(net, enc, vocab.pad_id, states=len(enc.rows))
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         b = next(data.batches(enc, len(enc.rows), list(range(len(enc.rows))), vocab.pad_id))
         memory, mask = net.encode(b["rows"], b["mask"]).hidden, b["mask"]
-        unit = torch.nn.functional.normalize(memory[mask].float(), dim=-1)
-        cosine = float(unit.sum(0).square().sum()) / len(unit) ** 2  # the mean of unit @ unit.T
 
         def first(mem, m):
             return net.decode(b["dec_in"][:, :1], mem, m, attention_mask=b["dec_real"][:, :1]).logits[:, 0].log_softmax(-1)
