@@ -7,13 +7,13 @@ SymT):
   the current state, tracked with pymimir, stopping as soon as the state satisfies the goal, at the
   token cap, or where no action is applicable (`not_goal`). `<end>` is never offered: it leads to no
   applicable action, and SymT's filter considers "only tokens leading to an applicable action" (SymT
-  Table 2 "applicability"; genplan's before 2026-11-26 ran on to `<end>`, and offered `<end>` between
-  actions until 2026-11-26's second change);
+  Table 2 "applicability"; before commit 0409bfa genplan's ran on to `<end>`, before 324cfb6 it offered
+  `<end>` between actions);
 - `greedy-reground`: one action at a time, greedy among the applicable ones (as greedy-applicable,
   `<end>` never offered), then the state after it is encoded as a new problem and the next action
   generated from it, until that state satisfies the goal, the token cap or a state without applicable
-  actions (SymT Table 2 "regrounding": "This strategy filters applicable actions as above"; genplan's
-  before 2026-11-26 did not filter);
+  actions (SymT Table 2 "regrounding": "This strategy filters applicable actions as above"; before
+  commit 9c0d018 genplan's did not filter);
 - `multibeamN`: beam search over tokens with N beams, the most probable finished sequence
   returned (PlanGPT's multibeam); `multibeamN-anyvalid` returns the most probable of the N that
   reaches the goal (pymimir), the reading where a problem counts as solved if any beam is;
