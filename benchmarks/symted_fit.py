@@ -33,6 +33,8 @@ def load_model(checkpoint: str, partial: str | None = None):
     from genplan.models.symt.model import SymT
 
     model = SymT.from_envelope(read(checkpoint), checkpoint)
+    if model.settings.architecture != "encoder_decoder":
+        raise SystemExit(f"{checkpoint}: not a SymT^ED (encoder-decoder) checkpoint")
     if partial is not None:
         state = torch.load(partial, weights_only=True, map_location="cpu")
         model.net.load_state_dict(state["weights"])
@@ -44,8 +46,6 @@ def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
     from genplan.models.symt import data
     from genplan.stages.trajectories import load
 
-    if model.settings.architecture != "encoder_decoder":
-        raise SystemExit("not a SymT^ED (encoder-decoder) checkpoint")
     vocab = model.vocab
     objects = torch.tensor(sorted(vocab.object_ids()))
     cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
