@@ -42,15 +42,19 @@ def load_model(checkpoint: str, partial: str | None = None):
     return model
 
 
-def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
+def encoded(model, cases: list, names: str, seed: int = 0):
+    """The cases' SymT^ED examples (atom rows and plans), objects named `sorted` or `random` (seeded)."""
     from genplan.models.symt import data
-    from genplan.stages.trajectories import load
+
+    return data.encode(cases, model.vocab, model.domain_info, np.random.default_rng(seed), names,
+                       model.settings.per_type, True, model.settings.max_tokens)
+
+
+def fit_lines(model, enc, label: str) -> str:
+    from genplan.models.symt import data
 
     vocab = model.vocab
     objects = torch.tensor(sorted(vocab.object_ids()))
-    cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
-    enc = data.encode(cases, vocab, model.domain_info, np.random.default_rng(seed), names,
-                      model.settings.per_type, True, model.settings.max_tokens)
     nll = {"action": [], "object": [], "end": []}
     right = {k: [] for k in nll}
     first = []
@@ -70,7 +74,7 @@ def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
                 nll[k].append(ce[sel])
                 right[k].append(ok[sel])
             first += _first_action_right(ok, is_obj, real).tolist()
-    lines = [f"{trajectories} ({names} names): {len(enc.rows)} states"]
+    lines = [f"{label}: {len(enc.rows)} states"]
     for k in nll:
         n = torch.cat(nll[k])
         a = torch.cat(right[k]).float()
@@ -80,21 +84,18 @@ def fit_lines(model, trajectories: str, names: str, seed: int = 0) -> str:
     return "\n".join(lines)
 
 
-def collapse_line(model, trajectories: str, seed: int = 0) -> str:
-    """The encoder outputs' mean cosine and the first token's KL to a shuffled memory (docstring)."""
+def collapse_line(model, enc, label: str, seed: int = 0) -> str:
+    """The encoder outputs' mean cosine and the first token's KL to a shuffled memory (docstring), of
+    examples `encoded` with pool-order names."""
     from genplan.models.symt import data
-    from genplan.models.symt.train import memory_cosine
-    from genplan.stages.trajectories import load
+    from genplan.models.symt.train import mean_cosine
 
     vocab, net = model.vocab, model.net.eval()
-    cases = data.validation_cases(load(trajectories), 10**9, seed, keep_goal_states=False)
-    enc = data.encode(cases, vocab, model.domain_info, np.random.default_rng(seed), "sorted",
-                      model.settings.per_type, True, model.settings.max_tokens)
-    cosine = memory_cosine(net, enc, vocab.pad_id, states=len(enc.rows))
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         b = next(data.batches(enc, len(enc.rows), list(range(len(enc.rows))), vocab.pad_id))
         memory, mask = net.encode(b["rows"], b["mask"]).hidden, b["mask"]
+        cosine = mean_cosine(memory[mask])
 
         def first(mem, m):
             return net.decode(b["dec_in"][:, :1], mem, m, attention_mask=b["dec_real"][:, :1]).logits[:, 0].log_softmax(-1)
@@ -104,7 +105,7 @@ def collapse_line(model, trajectories: str, seed: int = 0) -> str:
         other = first(memory[perm], mask[perm])
         kl = float((own.exp() * (own - other)).sum(-1).mean())
         right = float((own.argmax(-1) == b["dec_out"][:, 0]).float().mean())
-    return (f"{trajectories}: encoder outputs' mean cosine {cosine:.3f}; first plan token right {right:.3f}; "
+    return (f"{label}: encoder outputs' mean cosine {cosine:.3f}; first plan token right {right:.3f}; "
             f"KL(first token | own state || another state's) {kl:.4f}")
 
 
@@ -128,11 +129,16 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__)
         return 2
+    from genplan.models.symt import data
+    from genplan.stages.trajectories import load
+
     model = load_model(argv[0], partial)
     for path in argv[1:]:
-        print(collapse_line(model, path))
-        for names in ("sorted", "random"):
-            print(fit_lines(model, path, names))
+        cases = data.validation_cases(load(path), 10**9, 0, keep_goal_states=False)
+        pool_order = encoded(model, cases, "sorted")
+        print(collapse_line(model, pool_order, path))
+        print(fit_lines(model, pool_order, f"{path} (sorted names)"))
+        print(fit_lines(model, encoded(model, cases, "random"), f"{path} (random names)"))
     return 0
 
 

@@ -125,10 +125,16 @@ def memory_cosine(net, enc, pad_id: int, states: int = 256) -> float:
     net.eval()
     with torch.no_grad():
         rows, mask = batch["rows"][:len(idx)].to(dev), batch["mask"][:len(idx)].to(dev)
-        unit = torch.nn.functional.normalize(net.encode(rows, mask).hidden[mask].float(), dim=-1)
-        value = float(unit.sum(0).square().sum()) / len(unit) ** 2  # the mean of unit @ unit.T
+        value = mean_cosine(net.encode(rows, mask).hidden[mask])
     net.train(was)
     return round(value, 4)
+
+
+def mean_cosine(vectors: torch.Tensor) -> float:
+    """The mean cosine of every two rows of vectors [N, D] (each with itself too): the mean of
+    unit @ unit.T, computed as |sum of the unit rows|^2 / N^2 without the N x N matrix."""
+    unit = torch.nn.functional.normalize(vectors.float(), dim=-1)
+    return float(unit.sum(0).square().sum()) / len(unit) ** 2
 
 
 def _ramp_summary(settings: SymTSettings, state) -> dict:
