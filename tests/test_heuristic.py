@@ -242,3 +242,28 @@ def test_lazy_gbfs_evaluates_one_state_per_expansion_and_finds_a_valid_plan(bloc
         assert task.is_goal(state)
     res = lazy_gbfs(task, lambda states: np.zeros(len(states)), SearchLimits(max_expansions=2))
     assert res.reason in ("node_limit", "goal") and res.expanded <= 2
+
+
+def test_novelty_gbfs_puts_novel_states_first_and_finds_valid_plans(blocks):
+    """novelty-gbfs: a state is novel (w = 1) when it has a fluent atom unseen among the states of its
+    rounded h (the open list's first key); with h* and with a blind h (every
+    state 0: the novelty alone orders the search) it reaches the goal; its node limit holds."""
+    from genplan.planners.best_first import _width, novelty_gbfs
+
+    space = _spaces(blocks)[0]
+    task = _problem(blocks, "train", space.name).mimir
+    s0 = task.initial_state()
+    seen: dict = {}
+    assert _width(task, s0, 3.0, seen) == 1 and _width(task, s0, 3.2, seen) == 2  # the same atoms, h rounds to 3
+    assert _width(task, s0, 4.0, seen) == 1  # another h: another partition
+    child = task.successors(s0)[0][1]
+    assert _width(task, child, 3.0, seen) == 1 and _width(task, child, 3.0, seen) == 2
+    for heuristic in (_oracle(task, space), lambda states: np.zeros(len(states))):
+        res = novelty_gbfs(task, heuristic, SearchLimits())
+        assert res.reason == "goal" and res.counters["novel"] > 0
+        state = s0
+        for action in res.plan:
+            state = task.apply(state, action)
+        assert task.is_goal(state)
+    res = novelty_gbfs(task, lambda states: np.zeros(len(states)), SearchLimits(max_expansions=3))
+    assert res.reason in ("node_limit", "goal") and res.expanded <= 3

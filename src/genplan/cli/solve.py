@@ -16,7 +16,7 @@ STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pool
                  "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK, prefixP-greedy. symt: "
                  "heuristic-greedy, gbfs (SymT^E); greedy, greedy-applicable, greedy-reground (SymT^ED). diffusion: "
                  "unmask-TN[-BK][-tauX] (N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: "
-                 "gbfs, lazy-gbfs, descent (limits: --settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
+                 "gbfs, lazy-gbfs, novelty-gbfs, descent (limits: --settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
                  "see genplan.planners.strategies")
 DEFAULT_HELP = ("; default: the model's family's (genplan.registry: transition beam3-pooled, plangpt greedy, symt "
                 "greedy, or heuristic-greedy for a SymT^E model, diffusion unmask-T20, heuristic gbfs)")

@@ -10,6 +10,12 @@ from a batch of a problem's pymimir states to numbers), and the primitives the s
   ground actions' names, so that a run is the same on every machine. The new successors of an
   expanded state are evaluated in ONE heuristic call.
 - `lazy_gbfs`: lazy greedy best-first search, one heuristic call of one state per expansion.
+- `novelty_gbfs`: eager GBFS whose open list is ordered by (novelty, h): a state is novel (w = 1)
+  when one of its fluent atoms was never seen before in a generated state of the same (rounded) h,
+  else w = 2; novel states go first. This is best-first width search's w_h partitioned by the
+  heuristic (Lipovetzky and Geffner, "Best-First Width Search: Exploration and Exploitation in
+  Classical Planning", AAAI 2017: BFWS(f) with the novelty measure w_{f}), here with the learned h
+  as the partition and as the tie-breaker; the rest is `gbfs`'s.
 
 genplan.planners.search holds greedy descent and the planner interface over all of them."""
 
@@ -122,6 +128,55 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, ti
                 heapq.heappush(open_list, (value, counter, c))
                 counter += 1
     return _done(res, start)  # open list exhausted: no plan exists
+
+
+def novelty_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
+                 ) -> SearchResult:
+    """Eager GBFS ordered by (novelty given h, h) (see the module docstring); the novelty measure
+    costs one set difference of a state's fluent atom indices a generated state."""
+    start = time.perf_counter()
+    clock = _Clock(timers)
+    res, graph = _root(task)
+    if res.reason == "goal":
+        return _done(res, start)
+    states, parent, via, seen = graph
+    res.h_init = float(_evaluate(heuristic, [states[0]], res)[0])
+    atoms_by_h: dict[int, set] = {}
+    open_list = [(_width(task, states[0], res.h_init, atoms_by_h), res.h_init, 0, 0)]  # (w, h, order, node)
+    counter, novel = 1, 0
+    while open_list:
+        if _stopped(res, limits, start):
+            break
+        clock.lap("queue")
+        _, _, _, node = heapq.heappop(open_list)
+        res.expanded += 1
+        successors = _successors(task, states[node])
+        clock.lap("successors")
+        new = _generate(task, node, successors, (states, parent, via, seen), res)
+        clock.lap("goal_and_duplicates")
+        if res.reason == "goal":
+            break
+        if new:
+            values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
+            clock.lap("heuristic")
+            for c, value in zip(new, values):
+                width = _width(task, states[c], value, atoms_by_h)
+                novel += width == 1
+                heapq.heappush(open_list, (width, value, counter, c))
+                counter += 1
+            clock.lap("novelty")
+    res.counters["novel"] = novel
+    return _done(res, start)  # a goal, a limit, or the open list exhausted: no plan exists
+
+
+def _width(task, state, h: float, atoms_by_h: dict) -> int:
+    """1 when the state has a fluent atom not seen before with the same rounded h (recorded now), else 2."""
+    seen = atoms_by_h.setdefault(round(h), set())
+    fresh = set(task.fluent_indices(state)) - seen
+    if fresh:
+        seen |= fresh
+        return 1
+    return 2
 
 
 def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None

@@ -57,9 +57,10 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
     _successors,
     gbfs,
     lazy_gbfs,
+    novelty_gbfs,
 )
 
-KINDS = ("gbfs", "lazy-gbfs", "descent", "heuristic-greedy")
+KINDS = ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "heuristic-greedy")
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
 
@@ -153,6 +154,9 @@ def _take(action, res: SearchResult, rules: Rules) -> bool:
     return True
 
 
+_BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
+
+
 class HeuristicSearchPlanner:
     """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `descent` or `heuristic-greedy`
     (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
@@ -176,8 +180,8 @@ class HeuristicSearchPlanner:
             task = problem.mimir
         except GenplanError as exc:  # e.g. more objects than the model's object tokens
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
-        if self.kind in ("gbfs", "lazy-gbfs"):
-            search = gbfs if self.kind == "gbfs" else lazy_gbfs
+        if self.kind in _BEST_FIRST:
+            search = _BEST_FIRST[self.kind]
             return self._attempt(search(task, heuristic, self.limits), start)
         rules = self.guidance.rules(len(problem.task.objects)) if self.guidance else Rules()
         return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)
@@ -187,7 +191,7 @@ class HeuristicSearchPlanner:
         if self.guidance is not None:  # a walk: steps are its actions, counted in tokens as a sequence
             return Attempt(res.plan, res.reason, elapsed, steps=len(res.plan), horizon=horizon,
                            model_calls=res.heuristic_calls, states_expanded=res.expanded, tokens_generated=res.tokens)
-        counters = {"generated": res.generated, "evaluated": res.evaluated, "h_init": res.h_init,
+        counters = {**res.counters, "generated": res.generated, "evaluated": res.evaluated, "h_init": res.h_init,
                     "max_expansions": self.limits.max_expansions, "time_limit": self.limits.time_limit}
         return Attempt(res.plan, res.reason, elapsed, steps=res.expanded, model_calls=res.heuristic_calls,
                        states_expanded=res.expanded, counters=counters)

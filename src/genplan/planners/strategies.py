@@ -20,6 +20,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
 | `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic, symt (SymT^E) |
 | `lazy-gbfs`                 | lazy-gbfs | lazy greedy best-first search: h computed at expansion, one state a call | heuristic |
+| `novelty-gbfs`              | novelty-gbfs | eager GBFS ordered by (novelty given h, h): best-first width search's w_h | heuristic, symt (SymT^E) |
 | `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
 
 Every number has an upper bound (`MAXIMA`: a strategy past it would plan for hours, or hang):
@@ -61,6 +62,7 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.search (SymT^E)
     "gbfs": (re.compile(r"gbfs"), lambda m: {}),  # genplan.planners.search; limits in the `search` settings
     "lazy-gbfs": (re.compile(r"lazy-gbfs"), lambda m: {}),  # genplan.planners.search.lazy_gbfs; the same limits
+    "novelty-gbfs": (re.compile(r"novelty-gbfs"), lambda m: {}),  # genplan.planners.best_first.novelty_gbfs
     "descent": (re.compile(r"descent"), lambda m: {}),
 }
 KINDS = tuple(_KINDS)
@@ -70,7 +72,7 @@ MAXIMA = {"width": 100, "beams": 100, "samples": 1000, "steps": 1000, "blocks": 
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
             "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
             "unmask-T20",
-            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "lazy-gbfs", "descent")
+            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "lazy-gbfs", "novelty-gbfs", "descent")
 
 
 @dataclass(frozen=True)

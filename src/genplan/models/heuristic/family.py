@@ -2,7 +2,7 @@
 ("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024): WL features (wlplan, ILG graphs) of
 every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
 model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
-on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`) or greedy descent
+on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`), eager GBFS ordered by novelty then h (`novelty-gbfs`) or greedy descent
 (`descent`) over pymimir successors (genplan.planners.search). System `learned_heuristic` in
 tables, the learner as variant.
 
