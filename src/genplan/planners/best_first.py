@@ -100,40 +100,20 @@ class _Clock:
 def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
          ) -> SearchResult:
     """Eager greedy best-first search from the task's initial state (see the module docstring)."""
-    start = time.perf_counter()
-    clock = _Clock(timers)
-    res, graph = _root(task)
-    if res.reason == "goal":
-        return _done(res, start)
-    states, parent, via, seen = graph
-    res.h_init = float(_evaluate(heuristic, [states[0]], res)[0])
-    open_list = [(res.h_init, 0, 0)]  # (h, generation order, node)
-    counter = 1
-    while open_list:
-        if _stopped(res, limits, start):
-            return _done(res, start)
-        clock.lap("queue")
-        _, _, node = heapq.heappop(open_list)
-        res.expanded += 1
-        successors = _successors(task, states[node])
-        clock.lap("successors")
-        new = _generate(task, node, successors, (states, parent, via, seen), res)
-        clock.lap("goal_and_duplicates")
-        if res.reason == "goal":
-            return _done(res, start)
-        if new:
-            values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
-            clock.lap("heuristic")
-            for c, value in zip(new, values):
-                heapq.heappush(open_list, (value, counter, c))
-                counter += 1
-    return _done(res, start)  # open list exhausted: no plan exists
+    return _eager(task, heuristic, limits, timers, novelty=False)
 
 
 def novelty_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
                  ) -> SearchResult:
     """Eager GBFS ordered by (novelty given h, h) (see the module docstring); the novelty measure
-    costs one set difference of a state's fluent atom indices a generated state."""
+    costs one set difference of a state's fluent atom indices a generated state. The result's
+    counters say how many generated states were novel (`novel`)."""
+    return _eager(task, heuristic, limits, timers, novelty=True)
+
+
+def _eager(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None,
+           novelty: bool) -> SearchResult:
+    """Eager GBFS; open-list entries (h, order, node), or (w, h, order, node) with `novelty`."""
     start = time.perf_counter()
     clock = _Clock(timers)
     res, graph = _root(task)
@@ -142,13 +122,14 @@ def novelty_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLi
     states, parent, via, seen = graph
     res.h_init = float(_evaluate(heuristic, [states[0]], res)[0])
     atoms_by_h: dict[int, set] = {}
-    open_list = [(_width(task, states[0], res.h_init, atoms_by_h), res.h_init, 0, 0)]  # (w, h, order, node)
+    first = (_width(task, states[0], res.h_init, atoms_by_h), res.h_init) if novelty else (res.h_init,)
+    open_list = [(*first, 0, 0)]
     counter, novel = 1, 0
     while open_list:
         if _stopped(res, limits, start):
             break
         clock.lap("queue")
-        _, _, _, node = heapq.heappop(open_list)
+        node = heapq.heappop(open_list)[-1]
         res.expanded += 1
         successors = _successors(task, states[node])
         clock.lap("successors")
@@ -159,13 +140,19 @@ def novelty_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLi
         if new:
             values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
             clock.lap("heuristic")
-            for c, value in zip(new, values):
-                width = _width(task, states[c], value, atoms_by_h)
-                novel += width == 1
-                heapq.heappush(open_list, (width, value, counter, c))
-                counter += 1
-            clock.lap("novelty")
-    res.counters["novel"] = novel
+            if novelty:
+                for c, value in zip(new, values):
+                    width = _width(task, states[c], value, atoms_by_h)
+                    novel += width == 1
+                    heapq.heappush(open_list, (width, value, counter, c))
+                    counter += 1
+                clock.lap("novelty")
+            else:
+                for c, value in zip(new, values):
+                    heapq.heappush(open_list, (value, counter, c))
+                    counter += 1
+    if novelty:
+        res.counters["novel"] = novel
     return _done(res, start)  # a goal, a limit, or the open list exhausted: no plan exists
 
 
