@@ -16,6 +16,8 @@ evaluate the new successors of an expanded state in ONE heuristic call.
 - `lazy-gbfs` (`lazy_gbfs`, strategy of the heuristic family): lazy greedy best-first search, one
   heuristic call of one state per expansion (Fast Downward's `lazy_greedy` without preferred
   operators); the same limits as `gbfs`.
+- `novelty-gbfs` (`novelty_gbfs`, strategy of the heuristic family): eager GBFS ordered by (novelty
+  given the rounded h, h), best-first width search's w_h; the same limits as `gbfs`.
 - `descent` (greedy descent): from the current state, move to the successor with the lowest h
   (ties: the first in the successor order), never to a state the descent has entered before
   (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
@@ -158,8 +160,8 @@ _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbf
 
 
 class HeuristicSearchPlanner:
-    """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `descent` or `heuristic-greedy`
-    (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
+    """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `novelty-gbfs`, `descent` or
+    `heuristic-greedy` (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
     model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
     (heuristic-greedy's horizon and token cap, `max_tokens` when `generate` has none)."""
 
