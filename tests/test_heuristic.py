@@ -244,7 +244,7 @@ def test_lazy_gbfs_evaluates_one_state_per_expansion_and_finds_a_valid_plan(bloc
     assert res.reason in ("node_limit", "goal") and res.expanded <= 2
 
 
-def test_novelty_gbfs_puts_novel_states_first_and_finds_valid_plans(blocks):
+def test_novelty_gbfs_measures_novelty_per_h_and_finds_valid_plans(blocks):
     """novelty-gbfs: a state is novel (w = 1) when it has a fluent atom unseen among the states of its
     rounded h (the open list's first key); with h* and with a blind h (every
     state 0: the novelty alone orders the search) it reaches the goal; its node limit holds."""

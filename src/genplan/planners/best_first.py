@@ -106,7 +106,7 @@ def gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, ti
 def novelty_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None
                  ) -> SearchResult:
     """Eager GBFS ordered by (novelty given h, h) (see the module docstring); the novelty measure
-    costs one set difference of a state's fluent atom indices a generated state. The result's
+    costs one subset test of a state's fluent atom indices a generated state. The result's
     counters say how many generated states were novel (`novel`)."""
     return _eager(task, heuristic, limits, timers, novelty=True)
 
@@ -159,11 +159,11 @@ def _eager(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, 
 def _width(task, state, h: float, atoms_by_h: dict) -> int:
     """1 when the state has a fluent atom not seen before with the same rounded h (recorded now), else 2."""
     seen = atoms_by_h.setdefault(round(h), set())
-    fresh = set(task.fluent_indices(state)) - seen
-    if fresh:
-        seen |= fresh
-        return 1
-    return 2
+    atoms = task.fluent_indices(state)
+    if seen.issuperset(atoms):
+        return 2
+    seen.update(atoms)
+    return 1
 
 
 def lazy_gbfs(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, timers: dict | None = None

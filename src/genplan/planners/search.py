@@ -62,7 +62,8 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
     novelty_gbfs,
 )
 
-KINDS = ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "heuristic-greedy")
+_BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
+KINDS = (*_BEST_FIRST, "descent", "heuristic-greedy")
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
 
@@ -156,13 +157,10 @@ def _take(action, res: SearchResult, rules: Rules) -> bool:
     return True
 
 
-_BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
-
-
 class HeuristicSearchPlanner:
     """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `novelty-gbfs`, `descent` or
-    `heuristic-greedy` (descent with `Guidance`) for any model with `bind(problem) -> heuristic`. `settings` are the
-    model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
+    `heuristic-greedy` (descent with `Guidance`) for any model with `bind(problem) -> heuristic`.
+    `settings` are the model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
     (heuristic-greedy's horizon and token cap, `max_tokens` when `generate` has none)."""
 
     def __init__(self, model, strategy, settings: dict | None = None, max_tokens: int = 500):
@@ -182,8 +180,8 @@ class HeuristicSearchPlanner:
             task = problem.mimir
         except GenplanError as exc:  # e.g. more objects than the model's object tokens
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
-        if self.kind in _BEST_FIRST:
-            search = _BEST_FIRST[self.kind]
+        search = _BEST_FIRST.get(self.kind)
+        if search is not None:
             return self._attempt(search(task, heuristic, self.limits), start)
         rules = self.guidance.rules(len(problem.task.objects)) if self.guidance else Rules()
         return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)

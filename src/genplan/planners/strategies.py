@@ -20,7 +20,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
 | `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic, symt (SymT^E) |
 | `lazy-gbfs`                 | lazy-gbfs | lazy greedy best-first search: h computed at expansion, one state a call | heuristic |
-| `novelty-gbfs`              | novelty-gbfs | eager GBFS ordered by (novelty given h, h): best-first width search's w_h | heuristic, symt (SymT^E) |
+| `novelty-gbfs`              | novelty-gbfs | eager GBFS ordered by (novelty given h, h): best-first width search's w_h | heuristic |
 | `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
 
 Every number has an upper bound (`MAXIMA`: a strategy past it would plan for hours, or hang):
