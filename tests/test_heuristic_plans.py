@@ -100,6 +100,33 @@ def test_problem_files_are_named_when_missing(gripper, tmp_path):
     assert set(problem_files(load(elsewhere), elsewhere, [bench])) == {"p01", "p02", "p03", "p04"}
 
 
+def test_wl_pruning_is_collected_saved_and_read_back_and_an_unknown_one_is_refused(gripper):
+    from pathlib import Path
+
+    import yaml
+
+    from genplan.features import wlplan_edge as edge
+    from genplan.features.wl import WLEncoder
+    from genplan.models import heuristic
+    from genplan.models.heuristic import from_plans, learners
+
+    bench, traj = gripper
+    schema = yaml.safe_load((Path(heuristic.__file__).parent / "schema.yaml").read_text())
+    assert schema["heuristic"]["properties"]["encoder"]["properties"]["pruning"]["enum"] == list(edge.PRUNING)
+    dims = {}
+    for pruning in ("none", "i-mf"):
+        doc, path, problems, encoder = from_plans.read("gripper", {"train": [traj]}, {"pruning": pruning})
+        fitted, data = from_plans.plan_data("h", doc, path, problems, encoder, "ridge",
+                                            learners.HeuristicTraining(data="plans"), 13)
+        assert fitted.pruning == pruning and fitted.to_dict()["pruning"] == pruning
+        dims[pruning] = fitted.dim
+        again = WLEncoder.from_dict(fitted.to_dict())  # as a checkpoint reads it back
+        assert again.pruning == pruning and again.dim == fitted.dim == data.X.shape[1]
+    assert dims["i-mf"] < dims["none"]  # the rare colours of the plan states are merged away
+    with pytest.raises(GenplanError, match="unknown WL pruning 'most'"):
+        WLEncoder(bench / "domain.pddl", pruning="most")
+
+
 def _train(root, traj, learner, *extra):
     out = root / learner / "model.ckpt"
     settings = {"family": "heuristic", "learner": learner, "train": {"data": "plans"}}

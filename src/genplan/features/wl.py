@@ -25,11 +25,14 @@ class WLEncoder(Encoder):
     name = "wl"
 
     def __init__(self, domain_file: str | Path, iterations: int = 2, multiset_hash: bool = True,
-                 statics: bool = True):
+                 statics: bool = True, pruning: str = "none"):
         self.domain_file = Path(domain_file)
         self.iterations = int(iterations)
         self.multiset_hash = bool(multiset_hash)
         self.statics = bool(statics)  # False: static atoms left out of every graph, training and inference
+        if pruning not in edge.PRUNING:
+            raise GenplanError(f"unknown WL pruning {pruning!r} (wlplan's: {list(edge.PRUNING)})")
+        self.pruning = pruning  # wlplan's feature pruning, applied when the colours are collected
         self.domain = edge.load_domain(domain_file)
         self._fg = None
         self._active: WLBound | None = None
@@ -46,13 +49,23 @@ class WLEncoder(Encoder):
     def fit(self, problems: list[dict]) -> None:
         if not problems:
             raise GenplanError("no training trajectories to collect WL colours from")
-        fg = edge.new_generator(self.domain, self.iterations, self.multiset_hash)
+        fg = self.new_generator()
         data = []
         for record in problems:
             conv = self._converter(ProblemView.from_record(record))
             data.append(ProblemDataset(conv.problem, [conv.state(s) for s in record_states(record)]))
         edge.collect(fg, DomainDataset(self.domain, data))
         self._fg, self._active = fg, None
+
+    def new_generator(self):
+        """An unfitted wlplan generator with this encoder's options."""
+        return edge.new_generator(self.domain, self.iterations, self.multiset_hash, self.pruning)
+
+    def fitted(self, fg, domain_file: str) -> "WLEncoder":
+        """A new encoder with these options, `fg` (a generator of `new_generator` that has collected
+        its colours) and `domain_file` as the domain it names."""
+        return WLEncoder.from_dict({**self.to_dict(generator=False), "domain_file": str(domain_file),
+                                    "generator": edge.generator_to_text(fg)})
 
     def _converter(self, view: ProblemView) -> edge.ProblemConverter:
         statics = view.statics if self.statics else frozenset()
@@ -70,9 +83,12 @@ class WLEncoder(Encoder):
             self._active = bound
         return fg
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "domain_file": str(self.domain_file), "iterations": self.iterations,
-                "multiset_hash": self.multiset_hash, "statics": self.statics, "generator": edge.generator_to_text(self._generator())}
+    def to_dict(self, generator: bool = True) -> dict:
+        d = {"name": self.name, "domain_file": str(self.domain_file), "iterations": self.iterations,
+             "multiset_hash": self.multiset_hash, "statics": self.statics, "pruning": self.pruning}
+        if generator:
+            d["generator"] = edge.generator_to_text(self._generator())
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "WLEncoder":
@@ -81,6 +97,7 @@ class WLEncoder(Encoder):
         enc.iterations = int(d["iterations"])
         enc.multiset_hash = bool(d["multiset_hash"])
         enc.statics = bool(d.get("statics", True))  # checkpoints written before the option embedded statics
+        enc.pruning = d.get("pruning", "none")  # checkpoints written before the option did not prune
         enc.domain = edge.domain_from_saved(d["generator"])
         enc._fg = edge.generator_from_text(d["generator"])
         enc._active = None

@@ -12,11 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wlplan.feature_generator import Features, init_feature_generator, load_feature_generator
+from wlplan.feature_generator import Features, get_available_pruning_methods, init_feature_generator, load_feature_generator
 from wlplan.planning import Atom, Domain, Predicate, Problem, Schema, State
 from wlplan.planning import parse_domain as _wl_parse_domain
 
 from genplan.errors import GenplanError
+
+# wlplan's feature pruning: none; a-m (WL-GOOSE's: colours equivalent on the collected data merged,
+# over all iterations, by MaxSAT); i-g, i-m, i-f, i-mf (per iteration: greedy, MaxSAT, rare colours,
+# MaxSAT then rare)
+PRUNING = tuple(get_available_pruning_methods())
 from genplan.pddl_io import atom_to_str
 
 
@@ -40,9 +45,11 @@ def domain_from_saved(text: str) -> Domain:
     )
 
 
-def new_generator(domain: Domain, iterations: int, multiset_hash: bool) -> Features:
+def new_generator(domain: Domain, iterations: int, multiset_hash: bool, pruning: str = "none") -> Features:
+    """An unfitted WL generator on ILG graphs; `pruning` is one of wlplan's feature pruning methods
+    (PRUNING), applied by `collect` to the colours of the collected data."""
     return init_feature_generator("wl", domain, graph_representation="ilg", iterations=iterations,
-                                  pruning="none", multiset_hash=multiset_hash)
+                                  pruning=pruning, multiset_hash=multiset_hash)
 
 
 def collect(fg: Features, dataset) -> None:

@@ -11,7 +11,7 @@ A model entry of the config:
     heuristic_ridge:
       family: heuristic
       learner: ridge              # ridge | rank | xgb
-      encoder: {iterations: 2, multiset_hash: true, statics: true}
+      encoder: {iterations: 2, multiset_hash: true, statics: true, pruning: none}   # pruning: wlplan's (a-m: WL-GOOSE's)
       train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate
       # or train: {data: plans, alpha: 0.01}: the trajectories' plan states (and rank: siblings), no state spaces
       search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem

@@ -79,7 +79,6 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
 
     from genplan.datasets.plan_neighbourhood import neighbourhood, plan_actions
     from genplan.features import wlplan_edge as edge
-    from genplan.features.wl import WLEncoder
     from genplan.models.heuristic.model import MimirStates
     from genplan.planners.base import Problem
     from genplan.stages.trajectories import domain_file
@@ -95,11 +94,9 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
             convert = MimirStates(encoder, problem)
             hoods.append(hood)
             datasets.append(ProblemDataset(convert.converter.problem, [convert(s) for s in hood.states]))
-    fg = edge.new_generator(encoder.domain, encoder.iterations, encoder.multiset_hash)
+    fg = encoder.new_generator()
     edge.collect(fg, DomainDataset(encoder.domain, datasets))
-    encoder = WLEncoder.from_dict({"name": "wl", "domain_file": doc["domain_file"], "iterations": encoder.iterations,
-                                   "multiset_hash": encoder.multiset_hash, "statics": encoder.statics,
-                                   "generator": edge.generator_to_text(fg)})
+    encoder = encoder.fitted(fg, doc["domain_file"])
     dim = fg.get_n_features()
     Xs = [_embed(fg, encoder.domain, d, dim)
           for d in progress(datasets, total=len(datasets), desc=f"{name} features")]

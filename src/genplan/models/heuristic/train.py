@@ -128,15 +128,12 @@ def _features(name: str, doc: dict, spaces, chosen, encoder, weighting: str):
     from wlplan.data import DomainDataset
 
     from genplan.features import wlplan_edge as edge
-    from genplan.features.wl import WLEncoder
 
     datasets = [_dataset(encoder, sp, idx) for sp, idx in progress(list(zip(spaces, chosen)), total=len(spaces),
                                                                      desc=f"{name} states")]
-    fg = edge.new_generator(encoder.domain, encoder.iterations, encoder.multiset_hash)
+    fg = encoder.new_generator()
     edge.collect(fg, DomainDataset(encoder.domain, [d for d, idx in zip(datasets, chosen) if len(idx)]))
-    encoder = WLEncoder.from_dict({"name": "wl", "domain_file": doc["domain_file"], "iterations": encoder.iterations,
-                                   "multiset_hash": encoder.multiset_hash, "statics": encoder.statics,
-                                   "generator": edge.generator_to_text(fg)})
+    encoder = encoder.fitted(fg, doc["domain_file"])
     Xs, ys, ws, inverses = [], [], [], []
     for data, sp, idx in progress(list(zip(datasets, spaces, chosen)), total=len(spaces), desc=f"{name} features"):
         X = np.zeros((0, fg.get_n_features()), dtype=np.float32)  # no state of this space drawn
