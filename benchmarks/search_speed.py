@@ -46,8 +46,9 @@ IPC = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "ipc2023-l
 PARTS = ("successors", "goal_and_duplicates", "wl_conversion", "prediction", "queue")
 
 
-def train_from_plans(domain_dir: Path, work: Path, n: int):
-    """A ridge heuristic trained on the first n training problems' reference plans."""
+def train_from_plans(domain_dir: Path, work: Path, n: int, pruning: str = "none"):
+    """A ridge heuristic trained on the first n training problems' reference plans, its WL features
+    pruned by wlplan's `pruning`."""
     from genplan import manifest, registry
     from genplan.domains import domain_key
     from genplan.models.heuristic.train import train_heuristic
@@ -66,7 +67,7 @@ def train_from_plans(domain_dir: Path, work: Path, n: int):
     traj = work / "train.json.gz"
     with gzip.open(traj, "wt") as fh:
         json.dump(document("train", work / "domain.pddl", recs, []), fh)
-    entry = {"family": "heuristic", "learner": "ridge", "train": {"data": "plans"}}
+    entry = {"family": "heuristic", "learner": "ridge", "train": {"data": "plans"}, "encoder": {"pruning": pruning}}
     summary = train_heuristic("h_ridge", entry, domain_key(work / "domain.pddl"), {"train": [traj, work],
                                                                                    "validation": []},
                               13, work / "model.ckpt")
@@ -124,9 +125,11 @@ def main(argv=None) -> int:
     ap.add_argument("--benchmark", type=Path, default=IPC)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each search, the fastest (expansions per "
                                                           "second) reported")
+    ap.add_argument("--pruning", default="none", help="wlplan's feature pruning of the learned heuristic "
+                                                       "(genplan.features.wlplan_edge.PRUNING)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args(argv)
-    lines = [f"# search speed: learned GBFS (ridge, WL 2 iterations, trained from plans) vs Fast Downward "
+    lines = [f"# search speed: learned GBFS (ridge, WL 2 iterations, pruning {a.pruning}, trained from plans) vs Fast Downward "
              f"eager_greedy([ff()]); {platform.processor() or platform.machine()}, one core, CPU time; "
              f"ours <= {a.expansions} expansions, both <= {a.time_limit:g} s; the fastest of {a.repeat} runs each",
              f"# {'domain':12s} {'problem':11s} {'ours exp':>8s} {'ours s':>6s} {'ours exp/s':>10s} "
@@ -139,7 +142,7 @@ def main(argv=None) -> int:
     for dom in a.domains:
         with tempfile.TemporaryDirectory(prefix="genplan-speed-") as tmp:
             t = time.perf_counter()
-            model, summary = train_from_plans(a.benchmark / dom, Path(tmp) / dom, a.train)
+            model, summary = train_from_plans(a.benchmark / dom, Path(tmp) / dom, a.train, a.pruning)
             lines.append(f"# {dom}: trained on {summary['train_problems']} plans ({summary['plan_states']} states, "
                          f"{summary['feature_dim']} features) in {time.perf_counter() - t:.1f} s")
             print(lines[-1], flush=True)
