@@ -17,12 +17,12 @@ from wlplan.planning import Atom, Domain, Predicate, Problem, Schema, State
 from wlplan.planning import parse_domain as _wl_parse_domain
 
 from genplan.errors import GenplanError
+from genplan.pddl_io import atom_to_str
 
 # wlplan's feature pruning: none; a-m (WL-GOOSE's: colours equivalent on the collected data merged,
 # over all iterations, by MaxSAT); i-g, i-m, i-f, i-mf (per iteration: greedy, MaxSAT, rare colours,
 # MaxSAT then rare)
 PRUNING = tuple(get_available_pruning_methods())
-from genplan.pddl_io import atom_to_str
 
 
 def load_domain(domain_file: str | Path) -> Domain:
