@@ -23,6 +23,10 @@ plan; node_limit, time_limit, stopped: a limit first).
     nice -n 5 python benchmarks/search_speed.py --domains blocksworld ferry miconic spanner \
         --problems medium/p01 --expansions 2000 --time-limit 10 --out benchmarks/results/search-speed.txt
 
+With `--pruning i-mf --out benchmarks/results/search-speed-pruned.txt`: the same with wlplan's feature
+pruning (the ipc2023-cpu `heuristic_ridge_pruned` entry); search-speed-unpruned-beside.txt is the default
+run made beside it (same machine, same load), for the comparison.
+
 benchmarks/results/search-speed-before.txt is the run before this script measured CPU time (wall
 time for ours, CPU time for Fast Downward); search-speed-before-cpu.txt the same search code
 measured in CPU time, one run each (its parts in wall time, as that code's timers read).
