@@ -61,11 +61,13 @@ class WLEncoder(Encoder):
         """An unfitted wlplan generator with this encoder's options."""
         return edge.new_generator(self.domain, self.iterations, self.multiset_hash, self.pruning)
 
-    def fitted(self, fg, domain_file: str) -> "WLEncoder":
-        """A new encoder with these options, `fg` (a generator of `new_generator` that has collected
-        its colours) and `domain_file` as the domain it names."""
+    def collected(self, dataset, domain_file: str) -> tuple["WLEncoder", object]:
+        """(a new encoder with these options and the colours of `dataset`, a wlplan DomainDataset, naming
+        `domain_file` as its domain; the wlplan generator that collected them)."""
+        fg = self.new_generator()
+        edge.collect(fg, dataset)
         return WLEncoder.from_dict({**self.to_dict(generator=False), "domain_file": str(domain_file),
-                                    "generator": edge.generator_to_text(fg)})
+                                    "generator": edge.generator_to_text(fg)}), fg
 
     def _converter(self, view: ProblemView) -> edge.ProblemConverter:
         statics = view.statics if self.statics else frozenset()

@@ -78,7 +78,6 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
     from wlplan.data import DomainDataset, ProblemDataset
 
     from genplan.datasets.plan_neighbourhood import neighbourhood, plan_actions
-    from genplan.features import wlplan_edge as edge
     from genplan.models.heuristic.model import MimirStates
     from genplan.planners.base import Problem
     from genplan.stages.trajectories import domain_file
@@ -94,9 +93,7 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
             convert = MimirStates(encoder, problem)
             hoods.append(hood)
             datasets.append(ProblemDataset(convert.converter.problem, [convert(s) for s in hood.states]))
-    fg = encoder.new_generator()
-    edge.collect(fg, DomainDataset(encoder.domain, datasets))
-    encoder = encoder.fitted(fg, doc["domain_file"])
+    encoder, fg = encoder.collected(DomainDataset(encoder.domain, datasets), doc["domain_file"])
     dim = fg.get_n_features()
     Xs = [_embed(fg, encoder.domain, d, dim)
           for d in progress(datasets, total=len(datasets), desc=f"{name} features")]

@@ -127,13 +127,10 @@ def _features(name: str, doc: dict, spaces, chosen, encoder, weighting: str):
     features, space by space, merged into distinct weighted rows."""
     from wlplan.data import DomainDataset
 
-    from genplan.features import wlplan_edge as edge
-
     datasets = [_dataset(encoder, sp, idx) for sp, idx in progress(list(zip(spaces, chosen)), total=len(spaces),
                                                                      desc=f"{name} states")]
-    fg = encoder.new_generator()
-    edge.collect(fg, DomainDataset(encoder.domain, [d for d, idx in zip(datasets, chosen) if len(idx)]))
-    encoder = encoder.fitted(fg, doc["domain_file"])
+    encoder, fg = encoder.collected(DomainDataset(encoder.domain, [d for d, idx in zip(datasets, chosen) if len(idx)]),
+                                    doc["domain_file"])
     Xs, ys, ws, inverses = [], [], [], []
     for data, sp, idx in progress(list(zip(datasets, spaces, chosen)), total=len(spaces), desc=f"{name} features"):
         X = np.zeros((0, fg.get_n_features()), dtype=np.float32)  # no state of this space drawn
