@@ -2,6 +2,7 @@
 from evaluation CSVs, training summaries and logs written here, with the published numbers beside."""
 
 import csv
+import math
 import json
 
 from genplan.evaluation import COLUMNS as EVAL_COLUMNS
@@ -82,3 +83,41 @@ def test_state_centric_table1_carries_the_ce_plangpt_column(tmp_path):
     assert cells[("interpolation", "plangpt", "greedy")]["published_mean"] == "0.56"
     assert cells[("interpolation", "plangpt", "applicability")]["ours_mean"] == "0.7500"
     assert "plangpt greedy" in (res / "tables" / "state-centric-table1.md").read_text()
+
+
+def test_table3_scores_plangpt_beside_the_heuristic_the_plans_tables_and_the_published(tmp_path):
+    """Table 3: coverage, IPC agile and quality of every PlanGPT decoding, the learned heuristic and each
+    classical configuration on the interpolation split; quality against the cheapest VAL-valid plan any of
+    them found; a decoder without a time limit scored against the largest limit the split declares."""
+    from genplan.report.papers import plangpt_table3
+
+    res = _results(tmp_path)  # blocks: plangpt_ce greedy solves p1 (8 actions, 0.1 s), plangpt_ces p1 and p2
+    heur = [dict(r, system="learned_heuristic", variant="", model="heuristic_ridge", strategy="gbfs", solved="yes",
+                 reason="goal", val="valid", plan_length=10 if r["problem"] == "p4" else 6, time="4.0",
+                 counters='{"time_limit": 20}') for r in _rows("ce", "gbfs", "interpolation", set())]
+    write_csv(res / "evaluation" / "paper" / "blocks" / "heuristic_ridge" / "seed13" / "interpolation.gbfs.csv",
+              heur, EVAL_COLUMNS)
+    plans = res / "plans" / "paper" / "blocks"
+    write_csv(plans / "interpolation.csv",
+              [{"problem": p, "config": "lama_first", "status": "satisficing", "plan_length": 7, "time": "1.5",
+                "valid": "yes", "reason": "", "plan_file": ""} for p in PROBLEMS],
+              ["problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file"])
+    (plans / "interpolation").mkdir()
+    (plans / "interpolation" / "limits.json").write_text('{"lama_first": {"time_limit": 20, "memory_limit_mb": 2048}}')
+    _write(res, "ce", "greedy", "interpolation", {"p1"}, domain="gripper")  # no plans table here: no limit
+    build_report("plangpt", res, res)
+    rows = {(r["domain"], r["planner"]): r for r in _read(res / "tables" / "plangpt-table3.csv")}
+    ces = rows[("blocks", "plangpt_ces · greedy")]
+    assert (ces["coverage_percent"], ces["n_problems"], ces["budget_s"]) == ("50.00", "4", "20")
+    assert ces["ipc_quality"] == f"{2 * 6 / 8:.2f}"  # best known: the heuristic's 6 actions on p1-p3
+    assert ces["ipc_agile"] == "2.00"  # 0.1 s: at most 1 s scores 1
+    heuristic = rows[("blocks", "heuristic_ridge · gbfs")]
+    assert heuristic["ipc_quality"] == f"{3 + 7 / 10:.2f}"  # p4: LAMA-first's 7 is the cheapest
+    assert heuristic["ipc_agile"] == f"{4 * (1 - math.log(4) / math.log(20)):.2f}"
+    assert rows[("blocks", "FD LAMA-first")]["ipc_agile"] == f"{4 * (1 - math.log(1.5) / math.log(20)):.2f}"
+    assert rows[("blocks", "PlanGPT (published)")]["coverage_percent"] == "100"
+    assert rows[("blocks", "GNN of Ståhlberg et al. 2022 (published)")]["ipc_quality"] == "1611"
+    gripper = rows[("gripper", "plangpt_ce · greedy")]  # no limit declared on gripper's split
+    assert (gripper["coverage_percent"], gripper["ipc_agile"], gripper["note"] != "") == ("25.00", "", True)
+    assert not any(d == "gripper" and "published" in p for d, p in rows)  # not one of Table 3's domains
+    assert plangpt_table3.NOTE in (res / "tables" / "plangpt-table3.md").read_text()

@@ -116,11 +116,12 @@ def _limits(plans_dir: Path) -> dict:
         raise GenplanError(f"not JSON: {exc}", path) from None
 
 
-def classical_runs(results: Path, benchmark: str = BENCHMARK) -> list[tuple[Run, list[dict]]]:
-    """Every classical run of the benchmark's level plans tables, with its rows (problem, solved, cost, time)."""
+def classical_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> list[tuple[Run, list[dict]]]:
+    """Every classical run of the benchmark's level plans tables, with its rows (problem, solved, cost,
+    time); `levels`: the splits read (PlanGPT's Table 3 scores a generated benchmark's interpolation split)."""
     lay, out = Layout(str(results)), []
     for path in sorted((results / "plans" / benchmark).glob("*/*.csv")):
-        if path.stem not in LEVELS:
+        if path.stem not in levels:
             continue
         domain, level, table = path.parent.name, path.stem, planning.read_table(path)
         problems = {r["problem"] for r in table}
@@ -137,12 +138,12 @@ def classical_runs(results: Path, benchmark: str = BENCHMARK) -> list[tuple[Run,
     return out
 
 
-def learned_runs(results: Path, benchmark: str = BENCHMARK) -> list[tuple[Run, list[dict]]]:
-    """Every evaluation CSV of the benchmark's levels, one run each, with its rows."""
+def learned_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> list[tuple[Run, list[dict]]]:
+    """Every evaluation CSV of the benchmark's `levels`, one run each, with its rows."""
     out = []
     for path in Layout(str(results)).evaluation_files():
         where = parse_evaluation_path(path)
-        if where["benchmark"] != benchmark or where["split"] not in LEVELS:
+        if where["benchmark"] != benchmark or where["split"] not in levels:
             continue
         rows = read_evaluation(path)
         limits = {json.loads(r["counters"] or "{}").get("time_limit") for r in rows} - {None}

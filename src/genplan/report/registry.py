@@ -82,14 +82,16 @@ REPORTS = {
         figures=[("diffusion-figure4", ext) for ext in ("png", "pdf")],
         reads={"diffusion": (), "plangpt": (), "symt": ()}, subjects=("diffusion",), benchmarks=PAPERS_BENCHMARKS),
     # PlanGPT's Table 1 (CE vs CES under greedy, multibeam and top-p decoding), Table 2 (top-p with
-    # CES on the extrapolation split, against the IPC sets) and Figure 3 (validation loss and
+    # CES on the extrapolation split, against the IPC sets), Table 3 (coverage, IPC agile and quality
+    # of PlanGPT, the learned heuristic and the plans tables' planners on the interpolation split) and Figure 3 (validation loss and
     # coverage per epoch with both stop points).
     "plangpt": Report(
         rule="report_plangpt", module="genplan.report.papers.plangpt", category="4. PlanGPT",
-        tables=[(f"plangpt-table{n}", ext) for n in (1, 2) for ext in ("csv", "md")]
+        tables=[(f"plangpt-table{n}", ext) for n in (1, 2, 3) for ext in ("csv", "md")]
         + [("plangpt-figure3-stops", "csv")],
         figures=[("plangpt-figure3", ext) for ext in ("png", "pdf")],
-        reads={"plangpt": (SUMMARIES, LOGS)}, subjects=("plangpt",), benchmarks=PAPERS_BENCHMARKS),
+        reads={"plangpt": (SUMMARIES, LOGS), "heuristic": ()}, subjects=("plangpt",), plans="evaluated",
+        benchmarks=PAPERS_BENCHMARKS),
     # One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
     # known plan, median time, model size, training time and device; and the state-centric Table 4
     # (model sizes) from the same numbers. Its figures (genplan.report.leaderboard_figure): coverage,

@@ -1,6 +1,7 @@
 """The PlanGPT paper's (plangpt-icaps24, Rossetti et al., ICAPS 2024) Table 1 (coverage of CE- and
 CES-trained models under greedy, multibeam and top-p decoding), Table 2 (top-p with CES on IPC
-problems) and Figure 3 (validation loss and validation coverage per epoch, with the epochs where
+problems), Table 3 (coverage and IPC scores of every planner run, beside PlanGPT's and a GNN policy's:
+genplan.report.papers.plangpt_table3) and Figure 3 (validation loss and validation coverage per epoch, with the epochs where
 cross-entropy early stopping and Planning Coverage Early Stopping keep their weights).
 
 Ours come from the evaluation CSVs and training logs of the `plangpt` family under one results
@@ -187,4 +188,6 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     tables.write_csv(stops, curve_rows, ["benchmark", "domain", "model", "seed", "stop", "epochs", "ce_epoch", "ces_epoch"])
     written.append(stops)
     written += figure3(runs, out_dir / "figures" / f"{NAME}-figure3")
-    return written
+    from genplan.report.papers import plangpt_table3
+
+    return written + plangpt_table3.build(results, out_dir, pub)
