@@ -262,3 +262,50 @@ def test_action_parser_accepts_exactly_a_schema_and_its_arity_in_objects(gripper
     t = ActionParser(tiny)
     t.push(tiny.id("noop"))
     assert t.complete and t.expects == "schema"
+
+
+def test_an_action_named_as_a_predicate_gets_its_own_token_and_a_floortile_plan_round_trips(tmp_path):
+    """Floortile's up/down/left/right are predicates and action schemas: the schemas take `name:action`
+    tokens, so no token names two things, and a Fast Downward plan survives encoding and decoding."""
+    from genplan.stages.fast_downward import run_fast_downward
+    from genplan.tokens.vocab import ACTION_MARK
+
+    info = parse_domain(domain_file("floortile"))
+    assert {"up", "down", "left", "right"} <= set(info.predicates) & set(info.actions)
+    p = generate_size("floortile", 4, random.Random(3))
+    path = tmp_path / "ft.pddl"
+    path.write_text(problem_to_pddl(p.stem, info.name, p.objects, p.init, p.goal, p.types))
+    task = parse_problem(path, info)
+    vocab = Vocabulary.for_domain(info, 40)
+    assert len(set(vocab.tokens)) == len(vocab.tokens)
+    assert vocab.action_token("down") == f"down{ACTION_MARK}" and vocab.action_token("paint-up") == "paint-up"
+    assert vocab.is_predicate(vocab.id("down")) and vocab.is_action(vocab.id(f"down{ACTION_MARK}"))
+    assert vocab.arity(f"down{ACTION_MARK}") == 3 and vocab.arity("down") == 2
+    assert Vocabulary.from_dict(json.loads(json.dumps(vocab.to_dict()))) == vocab
+    res = run_fast_downward(domain_file("floortile"), task.path, "lama_first", 60, 2048)
+    plan = [tuple(a) for a in res.plan]
+    assert any(a[0] in info.predicates for a in plan), "the test wants a move action"
+    ren = Renaming.random(task.objects, object_types(info, task), vocab, np.random.default_rng(1))
+    ids = encode_plan(plan, ren, vocab)
+    assert decode_plan(ids + [vocab.end_id], ren, vocab) == plan
+    with pytest.raises(SequenceError, match="token .down. at plan position 0 where an action schema"):  # the predicate's token is no action
+        decode_plan([vocab.id("down")] + ids[1:4] + [vocab.end_id], ren, vocab)
+
+
+def test_plangpt_encodes_cases_of_a_typed_domain_with_one_global_pool(tmp_path):
+    """A trajectory case carries no problem file: with one global pool PlanGPT needs no types."""
+    from genplan.datasets.examples import Case
+    from genplan.models.plangpt import data
+
+    info = parse_domain(domain_file("floortile"))
+    p = generate_size("floortile", 4, random.Random(3))
+    path = tmp_path / "ft.pddl"
+    path.write_text(problem_to_pddl(p.stem, info.name, p.objects, p.init, p.goal, p.types))
+    task = parse_problem(path, info)
+    case = Case(task.name, tuple(task.objects), frozenset(task.init), frozenset(task.statics), frozenset(task.goal), ())
+    ids, masks, dropped = data.encode([case], Vocabulary.for_domain(info, 40), info, np.random.default_rng(0),
+                                      False, "canonical", 2048)
+    assert len(ids) == 1 and dropped == 0
+    with pytest.raises(GenplanError, match="declares types"):  # per-type pools need the problem file's types
+        data.encode([case], Vocabulary.for_domain(info, {"robot": 4, "tile": 30, "color": 4}), info,
+                    np.random.default_rng(0), True, "canonical", 2048)

@@ -233,7 +233,7 @@ class SequencePlanner:
                 logits, past = self._next([tok], past)
             else:
                 return plan, "token_cap"
-            plan.append(self.renaming.restore_action([vocab.token(t) for t in action]))
+            plan.append(self.renaming.restore_action(vocab.action_words(action)))
         return plan, "token_cap"
 
     def _multibeam(self, problem, prompt: list[int]) -> tuple[list, str]:
@@ -318,7 +318,8 @@ class _Applicable:
         self.options = {}
         for action, nxt in self.mimir.successors(self.state):
             try:
-                ids = tuple(self.vocab.id(t) for t in (action[0], *(self.renaming.forward[o] for o in action[1:])))
+                ids = tuple(self.vocab.id(t) for t in (self.vocab.action_token(action[0]),
+                                                       *(self.renaming.forward[o] for o in action[1:])))
             except (GenplanError, KeyError):
                 continue
             self.options[ids] = nxt

@@ -34,12 +34,12 @@ class SequenceError(GenplanError, ValueError):
 
 
 def _atom_ids(atom: Atom, renaming: Renaming, vocab: Vocabulary, kind: str) -> list[int]:
-    head = vocab.id(atom[0])
+    head = vocab.id(atom[0] if kind == "atom" else vocab.action_token(atom[0]))
     ok = vocab.is_predicate(head) if kind == "atom" else vocab.is_action(head)
     if not ok:
         raise SequenceError(f"{atom[0]!r} in {atom!r} is not {'a predicate' if kind == 'atom' else 'an action schema'}")
-    if len(atom) - 1 != vocab.arity(atom[0]):
-        raise SequenceError(f"{kind} {atom!r} has {len(atom) - 1} arguments, {atom[0]!r} takes {vocab.arity(atom[0])}")
+    if len(atom) - 1 != vocab.arity(head):
+        raise SequenceError(f"{kind} {atom!r} has {len(atom) - 1} arguments, {atom[0]!r} takes {vocab.arity(head)}")
     return [head, *(vocab.id(renaming.rename(o)) for o in atom[1:])]
 
 
@@ -98,7 +98,7 @@ def decode_plan(ids: Sequence[int], renaming: Renaming, vocab: Vocabulary) -> li
     if not parser.ended and parser.pending:
         raise SequenceError(f"the plan tokens end inside action {' '.join(vocab.tokens_of(parser.current))!r} "
                             f"({vocab.arity(parser.current[0])} arguments expected)")
-    return [renaming.restore_action(vocab.tokens_of(a)) for a in parser.actions]
+    return [renaming.restore_action(vocab.action_words(a)) for a in parser.actions]
 
 
 class ActionParser:

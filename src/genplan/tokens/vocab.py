@@ -6,8 +6,13 @@ special tokens ``<start>``, ``<goal>``, ``<actions>`` (ours: ``<action>``) and `
 vocabulary is fixed per domain: the predicates, the action schemas and "a predefined set of objects
 for each domain", problem objects being renamed into that set per type (genplan.tokens.renaming).
 
+An action schema named as a predicate is (Floortile's `up`, `down`, `left` and `right` are both) takes
+the token ``{name}:action`` (``ACTION_MARK``), so that one token never names two things; every other
+schema's token is its name. Code that writes or reads an action goes through `action_token` and
+`action_words`, never the bare name.
+
 Token order (fixed, deterministic, so that ids never depend on dict or set order):
-``SPECIALS`` (ids 0..6, ``<pad>`` = 0), predicate names sorted, action-schema names sorted, then
+``SPECIALS`` (ids 0..6, ``<pad>`` = 0), predicate names sorted, action-schema tokens sorted by name, then
 the object tokens: a global pool ``o0 .. o{K-1}``, or per-type pools in sorted type order, each
 ``{type}0 .. {type}{K-1}`` (e.g. ``ball0 .. ball41``).
 """
@@ -22,6 +27,7 @@ from genplan.errors import GenplanError
 SPECIALS = ("<pad>", "<start>", "<goal>", "<action>", "<end>", "<mask>", "<sep>")
 PAD_ID, START_ID, GOAL_ID, ACTION_ID, END_ID, MASK_ID, SEP_ID = range(len(SPECIALS))
 GLOBAL_PREFIX = "o"  # tokens of the global object pool: o0, o1, ...
+ACTION_MARK = ":action"  # appended to the token of an action schema that a predicate names too
 FORMAT = 1  # version of `to_dict`'s layout
 
 
@@ -52,7 +58,9 @@ class Vocabulary:
             self._pools = {None: tuple(f"{GLOBAL_PREFIX}{i}" for i in range(k))}
             self._object_pool = k
         objects = [tok for pool in self._pools.values() for tok in pool]
-        self._tokens = (*SPECIALS, *self._predicates, *self._actions, *objects)
+        self._action_tokens = {a: f"{a}{ACTION_MARK}" if a in self._predicates else a for a in self._actions}
+        self._action_names = {t: a for a, t in self._action_tokens.items()}
+        self._tokens = (*SPECIALS, *self._predicates, *self._action_tokens.values(), *objects)
         self._ids: dict[str, int] = {}
         for i, tok in enumerate(self._tokens):
             if tok in self._ids:
@@ -141,6 +149,16 @@ class Vocabulary:
     def tokens_of(self, ids: Iterable[int]) -> list[str]:
         return [self.token(i) for i in ids]
 
+    def action_token(self, name: str) -> str:
+        """The token of action schema `name` (module doc: `name`, or `name:action` where a predicate is
+        named so); an unknown name is returned as it is, for `id` to refuse by name."""
+        return self._action_tokens.get(name, name)
+
+    def action_words(self, ids: Iterable[int]) -> list[str]:
+        """An action's token ids as words: its schema's name, then its object tokens."""
+        tokens = self.tokens_of(ids)
+        return [self._action_names.get(tokens[0], tokens[0]), *tokens[1:]] if tokens else []
+
     # --- special ids ---------------------------------------------------------------------------
     pad_id = property(lambda self: PAD_ID)
     start_id = property(lambda self: START_ID)
@@ -216,6 +234,6 @@ class Vocabulary:
             token = self.token(token)
         if token in self._predicates:
             return self._predicates[token]
-        if token in self._actions:
-            return self._actions[token]
+        if token in self._action_names:
+            return self._actions[self._action_names[token]]
         raise GenplanError(f"{token!r} is neither a predicate nor an action schema of domain {self.domain!r}")

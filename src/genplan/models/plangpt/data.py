@@ -34,8 +34,8 @@ def encode(cases: list[Case], vocab, domain_info, rng: np.random.Generator, per_
 
     ids, masks, dropped = [], [], 0
     for case in cases:
-        task = case.task(domain_info.name)
-        types = object_types(domain_info, task)
+        # one global pool: no types (a case of a typed domain has no problem file to read them from)
+        types = object_types(domain_info, case.task(domain_info.name)) if per_type else None
         if rename == "sorted":
             renaming = Renaming.identity_order(case.objects, types, vocab, per_type=per_type)
         else:
