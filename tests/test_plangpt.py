@@ -214,3 +214,27 @@ def test_a_prefix_that_overruns_the_context_is_refused(gripper_data):  # noqa: F
         assert (attempt.reason == "refused") == refused, attempt
         if not refused:
             assert attempt.plan[:7] == plan[:7]  # the given 80 % of the 9-step plan, then the model's
+
+
+@pytest.mark.parametrize("rename, same", [("once", True), ("random", False)])
+def test_names_drawn_once_stay_the_same_every_epoch_and_random_ones_change(plangpt, gripper_data, rename, same):  # noqa: F811
+    """`rename: once` (PlanGPT's dataset: each problem's names randomised once) gives every epoch the same
+    sequences; `random` renames afresh each epoch."""
+    import dataclasses
+
+    import torch
+
+    from genplan.datasets.examples import trajectory_cases
+    from genplan.models.plangpt.train import _batches
+    from genplan.stages.trajectories import load
+
+    model = registry.load_model(plangpt, expect_domain="gripper")
+    model.settings = dataclasses.replace(model.settings, rename=rename)
+    cases = trajectory_cases(load(gripper_data["train"]))
+    gen = torch.Generator().manual_seed(0)
+    def epoch():  # every sequence of the epoch without its padding, in one order
+        rows = [torch.cat([x[:, :1], y], 1) for x, y, *_ in _batches(model, cases)(gen)]  # the whole sequences
+        return sorted(r[r != model.vocab.pad_id].tolist() for batch in rows for r in batch)
+
+    epochs = [epoch(), epoch()]
+    assert (epochs[0] == epochs[1]) is same

@@ -20,13 +20,17 @@ import numpy as np
 from genplan.datasets.examples import Case
 
 PROTOCOLS = ("symt", "plangpt")
-RENAMINGS = ("random", "sorted")
+# random: fresh names per example and epoch (ours); once: random names drawn once per example, the same
+# every epoch (PlanGPT's dataset: "the objects names of the problem and of the corresponding plans are
+# randomised" when the dataset is made, Figure 2); sorted: objects in pool order, as evaluation names them
+RENAMINGS = ("random", "once", "sorted")
 
 
 def encode(cases: list[Case], vocab, domain_info, rng: np.random.Generator, per_type: bool, order: str,
            max_len: int, rename: str = "random") -> tuple[list[list[int]], list[list[bool]], int]:
-    """Token ids and loss masks of the cases, objects renamed at random per case (`rename="sorted"`:
-    in pool order, as evaluation does); cases longer than `max_len` tokens are dropped (their count
+    """Token ids and loss masks of the cases, objects renamed at random per case from `rng` (`random`
+    and `once`: the caller gives `once` the same generator state every epoch; `sorted`: in pool order,
+    as evaluation does); cases longer than `max_len` tokens are dropped (their count
     is returned)."""
     from genplan.tokens.renaming import Renaming
     from genplan.tokens.sequences import encode_plan, encode_problem, make_example

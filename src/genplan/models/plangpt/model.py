@@ -45,7 +45,7 @@ class PlanGPTSettings(base.Settings):
     data: str = "symt"  # symt | plangpt (genplan.models.plangpt.data.PROTOCOLS)
     object_pool: int | dict = 32  # object tokens: a global pool o0..oK-1, or {type: K}
     per_type: bool = False  # rename per type (PlanGPT) or from one pool
-    rename: str = "random"  # random: fresh names per example and epoch; sorted: objects in pool order, always
+    rename: str = "random"  # random: fresh names per example and epoch; once: drawn once per example (PlanGPT); sorted: pool order
     atom_order: str = "canonical"  # canonical | shuffled
     # learned: every token's row trained; fixed: object tokens' rows fixed distinct random vectors plus one
     # learned shift (genplan.nn.transformer.Transformer.token_table; not in the paper: docs/sequence-recipe.md)

@@ -145,8 +145,10 @@ def _batches(model: PlanGPT, cases: list):
 
     def make_batches(gen):
         """Objects renamed afresh every epoch (from the loop's generator, so a resumed job draws the
-        same names): the model must read names from the problem, never memorise them."""
-        epoch_rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        same names): the model must read names from the problem, never memorise them. `once`: the
+        same draw every epoch (from the model's seed), as PlanGPT's dataset names each problem once."""
+        draw = int(torch.randint(0, 2**31 - 1, (1,), generator=gen))  # drawn always: resumes stay aligned
+        epoch_rng = np.random.default_rng([model.seed, 1] if settings.rename == "once" else draw)
         ids, masks, _ = data.encode(cases, vocab, model.domain_info, epoch_rng, settings.per_type,
                                     settings.atom_order, settings.network.max_len, settings.rename)
         order = torch.randperm(len(ids), generator=gen).tolist()
