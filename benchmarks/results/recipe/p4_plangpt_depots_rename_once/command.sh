@@ -1,0 +1,5 @@
+# PlanGPT on plangpt-cpu.yaml's Depots data (245 plans of 132 training problems), the configuration's
+# `plangpt` entry with `rename: once` and 10 epochs (the entry: random names every epoch, 30 epochs).
+# Run beside the plangpt-cpu training jobs (3 processes on 2 cores): times are not compute.
+cd /work/main
+OMP_NUM_THREADS=1 ./genplan-env genplan train --model plangpt --settings '{"data": "plangpt", "family": "plangpt", "max_tokens": 2048, "rename": "once", "network": {"d_model": 128, "dropout": 0.0, "max_len": 2048, "n_heads": 4, "n_layers": 4}, "object_pool": 128, "train": {"batch_size": 8, "epochs": 10, "lr": 0.001, "patience": null, "stop": "ce", "suffixes": false, "warmup_steps": 50}}' --domain depots --train results/plangpt-cpu/trajectories/generated/depots/train.json.gz --validation results/plangpt-cpu/trajectories/generated/depots/validation.json.gz --seed 13 --threads 1 --device cpu --out /tmp/s41/once/model.ckpt --log /tmp/s41/once/training.csv --summary /tmp/s41/once/summary.json
