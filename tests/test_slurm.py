@@ -363,7 +363,7 @@ def _wait_queue_empty(ids: set[str], timeout: float = 120) -> None:
     raise AssertionError(f"SLURM jobs {ids} still in the queue after {timeout} s")
 
 
-def _wait_no_process_in(repo: Path, timeout: float = 60) -> None:
+def _wait_no_process_in(repo: Path, timeout: float = 180) -> None:
     """Wait until no process (the jobs' snakemake, genplan) works in `repo` any more."""
     def busy() -> list[int]:
         pids = []
