@@ -21,6 +21,7 @@ from pathlib import Path
 from genplan import atomic, tables
 from genplan.paths import EVAL_SPLITS
 from genplan.report import aggregate, collect, render
+from genplan.report.papers import plangpt_table3
 from genplan.report.published import Published
 
 PAPER, NAME = "plangpt-icaps24", "plangpt"
@@ -188,6 +189,4 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     tables.write_csv(stops, curve_rows, ["benchmark", "domain", "model", "seed", "stop", "epochs", "ce_epoch", "ces_epoch"])
     written.append(stops)
     written += figure3(runs, out_dir / "figures" / f"{NAME}-figure3")
-    from genplan.report.papers import plangpt_table3
-
     return written + plangpt_table3.build(results, out_dir, pub)
