@@ -315,12 +315,13 @@ class _Applicable:
         self._successors()
 
     def _successors(self) -> None:
+        from genplan.tokens.sequences import encode_action
+
         self.options = {}
         for action, nxt in self.mimir.successors(self.state):
             try:
-                ids = tuple(self.vocab.id(t) for t in (self.vocab.action_token(action[0]),
-                                                       *(self.renaming.forward[o] for o in action[1:])))
-            except (GenplanError, KeyError):
+                ids = tuple(encode_action(action, self.renaming, self.vocab))
+            except GenplanError:  # an action the vocabulary or the renaming cannot write
                 continue
             self.options[ids] = nxt
 

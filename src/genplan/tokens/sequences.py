@@ -64,9 +64,15 @@ def encode_problem(state: Iterable[Atom], goal: Iterable[Atom], renaming: Renami
     return [START_ID, *init, GOAL_ID, *encode_atoms(goal, renaming, vocab, order, rng), ACTION_ID]
 
 
+def encode_action(action: Action, renaming: Renaming, vocab: Vocabulary) -> list[int]:
+    """One action's ids: its schema's token (`Vocabulary.action_token`) then its arguments' tokens;
+    SequenceError for an unknown schema, a wrong arity or an object the renaming does not name."""
+    return _atom_ids(action, renaming, vocab, "action")
+
+
 def encode_plan(actions: Iterable[Action], renaming: Renaming, vocab: Vocabulary) -> list[int]:
     """``plan <end>``: each action its schema token then its argument tokens."""
-    return [i for a in actions for i in _atom_ids(a, renaming, vocab, "action")] + [END_ID]
+    return [i for a in actions for i in encode_action(a, renaming, vocab)] + [END_ID]
 
 
 def make_example(problem_ids: Sequence[int], plan_ids: Sequence[int]) -> tuple[list[int], list[bool]]:

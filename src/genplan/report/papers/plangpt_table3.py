@@ -63,7 +63,9 @@ def scores(pairs) -> list[tuple]:
                 continue
             t = float(r["time"]) if r["time"] not in ("", None) else None
             agile = None if budget is None or t is None else ipc_scores.agile(t, budget)
-            per[r["problem"]] = (True, best[(run.domain, run.level, r["problem"])] / int(r["cost"]), agile)
+            quality = ipc_scores.quality(int(r["cost"]), best[(run.domain, run.level, r["problem"])], run.source,
+                                         r["problem"], "the cheapest plan of the runs scored")
+            per[r["problem"]] = (True, quality, agile)
         out.append((run, budget, per))
     return out
 
