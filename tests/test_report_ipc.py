@@ -253,3 +253,24 @@ def test_learned_against_lama_first_counts_the_levels_both_ran():
     assert row["solved"] == 4.5 and row["lama_first_solved"] == 4 and row["at_least_lama_first"] is True
     runs[1] = run("fast_downward", "lama_first", "", "", "", "medium", 3)
     assert versus_rows(runs)[0]["at_least_lama_first"] is False
+
+
+def test_the_published_wl_goose_is_short_of_lama_where_its_coverage_is_below_lamas_quality():
+    """LAMA's IPC quality score bounds its coverage from below (a solved problem scores at most 1): a
+    WL-GOOSE coverage under it is fewer problems solved; one at or above it proves nothing; the total row
+    is not a domain. On the shipped anchors: six domains, so at most 4 of 10 for the published WL-GOOSE."""
+    from genplan.report.papers.ipc2023 import _published_note, published_short_of_lama
+    from genplan.report.published import ipc2023_anchors
+
+    def cell(domain, system, metric, value):
+        return {"domain": domain, "system": system, "metric": metric, "value": value}
+
+    anchors = [cell("a", "LAMA", "ipc_quality", 50.0), cell("a", "WL-GOOSE", "coverage", 49),
+               cell("b", "LAMA", "ipc_quality", 50.0), cell("b", "WL-GOOSE", "coverage", 50),
+               cell("c", "WL-GOOSE", "coverage", 1),  # no LAMA cell: not judged
+               cell("total", "LAMA", "ipc_quality", 100.0), cell("total", "WL-GOOSE", "coverage", 99)]
+    assert published_short_of_lama(anchors) == ["a"]
+    assert "in 1 of 3 domains (a)" in _published_note(anchors) and "at most 2 of 3" in _published_note(anchors)
+    shipped = ipc2023_anchors()
+    assert published_short_of_lama(shipped) == ["childsnack", "floortile", "rovers", "satellite", "sokoban", "transport"]
+    assert "at most 4 of 10" in _published_note(shipped)
