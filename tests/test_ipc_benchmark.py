@@ -260,7 +260,7 @@ def _config(**over) -> dict:
 
 def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
     lines = benchmark_problems(_config(domains=["ferry", "blocks"], splits=["train", "validation"],
-                                       ipc2023_dir=str(tmp_path)))
+                                       extra_splits={"ferry": ["hard"]}, ipc2023_dir=str(tmp_path)))
     ipc_domains = ["blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban",
                    "spanner", "transport"]
     levels = ["train", "easy", "medium", "hard"]
@@ -274,6 +274,10 @@ def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
     assert benchmark_problems({**paper, "domains": ["blocks", "ferry"]})[0].startswith(
         "domains: benchmark 'paper' has no domain 'ferry'")
     assert problems(_config(ipc2023_dir=str(tmp_path)), SCHEMA) == []
+    assert benchmark_problems(_config(ipc2023_dir=str(tmp_path), extra_splits={"ferry": ["validation"],
+                                                                              "gripper": ["hard"]})) == [
+        f"extra_splits.ferry: benchmark 'ipc2023' has no split 'validation'; its splits: {levels}",
+        f"extra_splits: 'gripper' is not one of the configured domains {ipc_domains}"]
 
 
 def test_a_family_that_cannot_train_without_a_validation_split_is_refused_by_name(tmp_path):
@@ -298,12 +302,13 @@ def _dry_run_jobs(configfile: str, root: Path) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
 
 
-@pytest.mark.parametrize("configfile, levels", [("workflow/configs/ipc2023-cpu.yaml", 2),
-                                                ("workflow/configs/ipc2023.yaml", 3)])
-def test_ipc2023_configurations_dry_run(ipc_dir, tmp_path, configfile, levels):
+@pytest.mark.parametrize("configfile, tables", [("workflow/configs/ipc2023-cpu.yaml", 10 * 3 + 2),
+                                                ("workflow/configs/ipc2023.yaml", 10 * 4)])
+def test_ipc2023_configurations_dry_run(ipc_dir, tmp_path, configfile, tables):
+    """Train and the levels of every domain; the CPU configuration's `extra_splits` add hard for two."""
     jobs = _dry_run_jobs(configfile, tmp_path / "results")
     assert jobs["import_ipc2023"] == 10
-    assert jobs["plan_split"] == jobs["trajectories"] == 10 * (1 + levels)  # train and the levels
+    assert jobs["plan_split"] == jobs["trajectories"] == tables
     assert "import_problems" not in jobs and "generate_problems" not in jobs and "statespace_split" not in jobs
 
 

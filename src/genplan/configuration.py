@@ -105,8 +105,11 @@ def benchmark_problems(config: dict) -> list[str]:
                   for d in config["domains"] if d not in domains]
         named = {"splits": config["splits"], "statespace.splits": config["statespace"]["splits"],
                  "evaluation.splits": config["evaluation"]["splits"]}
+        named.update({f"extra_splits.{d}": v for d, v in (config.get("extra_splits") or {}).items()})
         lines += [f"{key}: benchmark {bench!r} has no split {s!r}; its splits: {list(splits)}"
                   for key, values in named.items() for s in values if s not in splits]
+    lines += [f"extra_splits: {d!r} is not one of the configured domains {config['domains']}"
+              for d in config.get("extra_splits") or {} if d not in config["domains"]]
     lines += _models_without_validation(config, BENCHMARK_SPLITS)
     if "ipc2023" in config["benchmarks"]:
         where = config.get("ipc2023_dir")

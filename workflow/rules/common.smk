@@ -53,6 +53,18 @@ def anytime_params(wildcards):
     return json.dumps({k: config["planner"][k] for k in ("lama_anytime", "memory_limit_mb")}, sort_keys=True)
 
 
+def data_splits(domain):
+    """The splits planned and made into trajectories for a domain: `splits` and its `extra_splits`."""
+    return config["splits"] + [s for s in (config.get("extra_splits") or {}).get(domain, [])
+                               if s not in config["splits"]]
+
+
+def eval_splits(domain):
+    """The splits a domain's models are evaluated on: `evaluation.splits` and its `extra_splits`."""
+    return config["evaluation"]["splits"] + [s for s in (config.get("extra_splits") or {}).get(domain, [])
+                                             if s not in config["evaluation"]["splits"]]
+
+
 def anytime_enabled():
     """Anytime LAMA runs where the config has a `planner.lama_anytime` block that is enabled."""
     return (config["planner"].get("lama_anytime") or {"enabled": False}).get("enabled", True)
@@ -64,7 +76,7 @@ def anytime_tables():
     if not anytime_enabled():
         return []
     return [L.anytime_table(b, d, s) for b in config["benchmarks"] for d in config["domains"]
-            for s in config["evaluation"]["splits"]]
+            for s in eval_splits(d)]
 
 
 def planner_mem_mb(wildcards, threads, attempt):
@@ -103,7 +115,7 @@ def data_outputs():
     for b in config["benchmarks"]:
         for d in config["domains"]:
             out.append(L.problems(b, d))
-            for s in config["splits"]:
+            for s in data_splits(d):
                 out += [L.plans_table(b, d, s), L.trajectories(b, d, s)]
             out += [L.statespace_table(b, d, s) for s in config["statespace"]["splits"]]
     return out + anytime_tables()
@@ -209,7 +221,7 @@ def evaluation_outputs():
         for m, s in model_jobs()
         for d in model_domains(m)
         for strategy in MODELS[m]["strategies"]
-        for split in MODELS[m].get("strategy_splits", {}).get(strategy, config["evaluation"]["splits"])
+        for split in MODELS[m].get("strategy_splits", {}).get(strategy, eval_splits(d))
     ]
 
 
@@ -245,8 +257,8 @@ def report_inputs(paper):
         out += reports.bounds_inputs(paper, config["results_dir"], config["benchmarks"], config["domains"])
         if rep.plans is None:
             return out
-        splits = EVAL_SPLITS if rep.plans == "every" else config["evaluation"]["splits"]
-        out += [L.plans_table(b, d, s) for b in config["benchmarks"] for d in config["domains"] for s in splits]
+        out += [L.plans_table(b, d, s) for b in config["benchmarks"] for d in config["domains"]
+                for s in (EVAL_SPLITS if rep.plans == "every" else eval_splits(d))]
         return out + anytime_tables()
 
     return inputs
