@@ -72,6 +72,18 @@ def test_the_last_numbered_plan_is_kept_and_no_plan_is_a_timeout(tmp_path):
     assert res.status == "error" and res.plan is None
 
 
+def test_a_translator_killed_at_the_time_limit_is_a_timeout_and_before_it_an_error(tmp_path):
+    """Fast Downward's driver exits 247 (256 - SIGKILL) when the translator passes its hard CPU limit
+    ("Driver aborting after translate", IPC 2023 Ferry hard at 60 s): a time-out at or past the run's
+    limit; killed before it (the OOM killer) it stays an error."""
+    spec = fd.CONFIGS["lama_first"]
+    log = "Driver aborting after translate\nINFO     Planner time: 61.37s"
+    res = fd._result("lama_first", spec, 247, log, tmp_path / "plan", 61.4, time_limit=60)
+    assert (res.status, res.plan) == ("timeout", None) and "time limit" in res.reason
+    res = fd._result("lama_first", spec, 247, log, tmp_path / "plan", 12.0, time_limit=60)
+    assert res.status == "error" and res.reason.startswith("exit 247")
+
+
 def _bench_and_plans(tmp_path):
     """Two generated Blocksworld problems; the plans table says A* proved the first optimal."""
     bench = tmp_path / "bench"

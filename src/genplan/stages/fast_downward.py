@@ -68,6 +68,9 @@ _RESOURCE = {
     -24: "killed by the CPU time limit (SIGXCPU)", 232: "killed by the CPU time limit (SIGXCPU)",
 }
 _UNSOLVED_INCOMPLETE = 12
+# a component killed by SIGKILL: the driver exits with 256 - 9 (the translator past its hard CPU limit,
+# "Driver aborting after translate"); at or past the time limit it is a time-out, else an error (the OOM killer)
+_KILLED = {-signal.SIGKILL, 256 - signal.SIGKILL}
 
 
 class Interrupted(BaseException):
@@ -271,7 +274,7 @@ def run_fast_downward(
         finally:
             _forget(proc)
         elapsed = time.perf_counter() - start
-        return _result(config, spec, code, log, plan_file, elapsed)
+        return _result(config, spec, code, log, plan_file, elapsed, time_limit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -285,7 +288,7 @@ def _plan_files(plan_file: Path) -> list[Path]:
     return sorted(numbered, key=lambda p: int(p.suffix[1:]))
 
 
-def _result(config, spec, code, log, plan_file, elapsed) -> PlanResult:
+def _result(config, spec, code, log, plan_file, elapsed, time_limit: float | None = None) -> PlanResult:
     if spec.get("anytime"):
         found = _anytime_result(config, code, plan_file, elapsed)
         if found is not None:
@@ -305,6 +308,8 @@ def _result(config, spec, code, log, plan_file, elapsed) -> PlanResult:
         return PlanResult(config, "error", None, elapsed, "incomplete search ended without a plan (exit 12)", code)
     if code == -signal.SIGKILL and _stopped:
         return PlanResult(config, "error", None, elapsed, "ended: the command was interrupted", code)
+    if code in _KILLED and time_limit is not None and elapsed >= time_limit:
+        return PlanResult(config, "timeout", None, elapsed, f"killed at the time limit (SIGKILL, exit {code})", code)
     tail = " | ".join(l for l in log.strip().splitlines()[-3:])
     return PlanResult(config, "error", None, elapsed, f"exit {code}: {tail}"[:300], code)
 
