@@ -274,3 +274,31 @@ def test_the_published_wl_goose_is_short_of_lama_where_its_coverage_is_below_lam
     shipped = ipc2023_anchors()
     assert published_short_of_lama(shipped) == ["childsnack", "floortile", "rovers", "satellite", "sokoban", "transport"]
     assert "at most 4 of 10" in _published_note(shipped)
+
+
+def test_the_versus_heading_counts_easy_and_medium_apart_where_a_domain_ran_hard(tmp_path):
+    """A domain with the hard level: the heading counts the domains over the levels both ran and again
+    over easy and medium alone (here the learned planner falls behind on hard only)."""
+    from genplan.paths import Layout
+    from genplan.report import ipc_scores
+    from genplan.report.papers.ipc2023 import versus_rows, write_versus
+
+    def run(system, variant, model, strategy, level, solved, domain):
+        r = ipc_scores.Run(domain, level, system, variant, model, strategy, "1" if model else "", 60.0, None, "x")
+        r.scores = {f"p{i}": (i < solved, 1.0, 1.0, 1.0) for i in range(3)}
+        return r
+
+    runs = []
+    for domain, hard in (("ferry", (3, 0)), ("spanner", None)):  # hard: LAMA-first 3, ours 0
+        for level in ("easy", "medium") + (("hard",) if hard else ()):
+            lama, ours = hard if level == "hard" else (2, 3)
+            runs += [run("fast_downward", "lama_first", "", "", level, lama, domain),
+                     run("learned_heuristic", "ridge", "h", "gbfs", level, ours, domain)]
+    rows = versus_rows(runs)
+    assert [(r["domain"], r["levels"], r["at_least_lama_first"]) for r in rows] == [
+        ("ferry", "easy+medium+hard", False), ("spanner", "easy+medium", True)]
+    write_versus(rows, runs, Layout(str(tmp_path)))
+    text = (tmp_path / "tables" / "ipc2023-learned-vs-lama.md").read_text()
+    planner = rows[0]["planner"]
+    assert f"{planner}: at least LAMA-first's coverage in 1 of 2 domains" in text
+    assert f"on the easy and medium levels alone: {planner}: at least LAMA-first's coverage in 2 of 2 domains" in text
