@@ -263,7 +263,8 @@ def test_the_published_wl_goose_is_short_of_lama_where_its_coverage_is_below_lam
     from genplan.report.published import ipc2023_anchors
 
     def cell(domain, system, metric, value):
-        return {"domain": domain, "system": system, "metric": metric, "value": value}
+        return {"domain": domain, "system": system, "metric": metric, "value": value, "budget_s": 1800.0,
+                "memory": "8 GB"}
 
     anchors = [cell("a", "LAMA", "ipc_quality", 50.0), cell("a", "WL-GOOSE", "coverage", 49),
                cell("b", "LAMA", "ipc_quality", 50.0), cell("b", "WL-GOOSE", "coverage", 50),

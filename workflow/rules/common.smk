@@ -53,16 +53,19 @@ def anytime_params(wildcards):
     return json.dumps({k: config["planner"][k] for k in ("lama_anytime", "memory_limit_mb")}, sort_keys=True)
 
 
+def _with_extra(splits, domain):
+    """`splits` and the domain's `extra_splits` after them (each once)."""
+    return splits + [s for s in (config.get("extra_splits") or {}).get(domain, []) if s not in splits]
+
+
 def data_splits(domain):
     """The splits planned and made into trajectories for a domain: `splits` and its `extra_splits`."""
-    return config["splits"] + [s for s in (config.get("extra_splits") or {}).get(domain, [])
-                               if s not in config["splits"]]
+    return _with_extra(config["splits"], domain)
 
 
 def eval_splits(domain):
     """The splits a domain's models are evaluated on: `evaluation.splits` and its `extra_splits`."""
-    return config["evaluation"]["splits"] + [s for s in (config.get("extra_splits") or {}).get(domain, [])
-                                             if s not in config["evaluation"]["splits"]]
+    return _with_extra(config["evaluation"]["splits"], domain)
 
 
 def anytime_enabled():

@@ -43,6 +43,7 @@ import torch
 
 from genplan.errors import GenplanError
 from genplan.planners.base import Attempt
+from genplan.tokens.sequences import decode_plan, encode_action, encode_plan, encode_problem
 
 KINDS = ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp")
 
@@ -77,8 +78,6 @@ class SequencePlanner:
     def _prompt(self, state, goal, statics) -> list[int]:
         """The model's input for a problem state: PlanGPT's token prompt, or the model's own
         `prompt(state, goal, statics, renaming)` (SymT^ED: the atom set and `<action>`)."""
-        from genplan.tokens.sequences import encode_problem
-
         own = getattr(self.model, "prompt", None)
         if own is not None:
             return own(state, goal, statics, self.renaming)
@@ -128,8 +127,6 @@ class SequencePlanner:
                 return Attempt([], "refused", time.perf_counter() - start,
                                counters={"message": "plan completion needs a reference plan"})
             given = problem.reference_plan[: round(len(problem.reference_plan) * self.params["percent"] / 100)]
-            from genplan.tokens.sequences import encode_plan
-
             prompt = prompt + encode_plan(list(given), renaming, vocab)[:-1]  # without <end>
             if len(prompt) >= self._context:
                 return Attempt([], "refused", time.perf_counter() - start, counters={
@@ -151,8 +148,6 @@ class SequencePlanner:
 
     def _read(self, generated: list[int], problem, capped: bool) -> tuple[list, str]:
         """The plan of generated plan tokens, and why generation ended, by simulation."""
-        from genplan.tokens.sequences import decode_plan
-
         vocab = self.model.vocab
         if vocab.id("<action>") in generated:  # decode_plan would start reading after it
             return [], "malformed"
@@ -315,8 +310,6 @@ class _Applicable:
         self._successors()
 
     def _successors(self) -> None:
-        from genplan.tokens.sequences import encode_action
-
         self.options = {}
         for action, nxt in self.mimir.successors(self.state):
             try:
