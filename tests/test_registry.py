@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli
+import yaml
+from conftest import REPO, run_cli
 from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
 from transition_doubles import OracleModel, gripper_problem, load
 
@@ -61,6 +62,36 @@ def test_families_declare_what_never_decides_their_weights():
     assert registry.planning_settings(entry) == {"decode": {"horizon_min": 5}}
     for fam in registry.FAMILIES.values():  # each planning key is a setting of its entry's schema
         assert set(fam.planning_keys) <= set(fam.schema()[fam.name]["properties"]), fam.name
+
+
+def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
+    """`domain_settings` (paper-cpu.yaml: SymT's recipe on Blocksworld and Gripper): on a named domain
+    its keys replace the entry's, whole; elsewhere the entry stands; the schema refuses a scheduling
+    key or a misspelt one inside, and the checks a domain the model or the config does not run."""
+    from genplan.configuration import benchmark_problems, problems
+
+    entry = _entry(domain_settings={"gripper": {"train": {"epochs": 3}, "decode": {"horizon_min": 7}}})
+    assert registry.entry_for(entry, "blocks") == {k: v for k, v in entry.items() if k != "domain_settings"}
+    on = registry.entry_for(entry, "gripper")
+    assert on["train"] == {"epochs": 3} and on["decode"] == {"horizon_min": 7} and "domain_settings" not in on
+    assert registry.weight_settings(entry) == registry.weight_settings(registry.entry_for(entry, "blocks"))
+    assert registry.planning_settings(on) == {"decode": {"horizon_min": 7}}
+    assert registry.check_models({"m": entry}) == []
+    assert registry.check_models({"m": {**entry, "domains": ["blocks"]}}) == [
+        "models.m.domain_settings: 'gripper' is not among the model's domains ['blocks']"]
+    lines = registry.check_models({"m": _entry(strategies=["beam3-pooled-nostatics"],
+                                               domain_settings={"gripper": {"encoding": "fsf"}})})
+    assert len(lines) == 1 and lines[0].startswith(
+        "models.m.domain_settings.gripper: strategy 'beam3-pooled-nostatics' drops static atoms"), lines
+    schema_path = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    config = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
+    assert problems(config, schema_path) == []
+    config["models"]["symt_e"]["domain_settings"]["gripper"] = {"seeds": [1], "trian": {}}
+    lines = problems(config, schema_path)
+    assert lines == [lines[0]] and lines[0].startswith(
+        "models.symt_e.domain_settings.gripper: unknown key(s) ['seeds', 'trian']; allowed: ['architecture'"), lines
+    config["models"]["symt_e"]["domain_settings"] = {"ferry": {}}
+    assert "models.symt_e.domain_settings: 'ferry' is not one of the configured domains" in benchmark_problems(config)[0]
 
 
 def test_a_family_registers_once_and_the_schema_takes_it_in(monkeypatch):

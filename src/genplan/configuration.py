@@ -45,9 +45,22 @@ def compose(base: dict) -> dict:
         defs.update(copy.deepcopy(added))
         model["allOf"].append({"if": {"properties": {"family": {"const": fam.name}}, "required": ["family"]},
                                "then": {"$ref": f"#/$defs/{fam.name}"}})
+        _add_domain_settings(defs[fam.name])
         for key in fam.planning_keys:
             defs["planning"]["properties"][key] = defs[fam.name]["properties"][key]
     return out
+
+
+def _add_domain_settings(entry: dict) -> None:
+    """`domain_settings` in a family's model entry: per domain, any of the entry's keys but the
+    scheduling ones (genplan.models.settings.SCHEDULING_KEYS), each replacing the entry's own value
+    on that domain (genplan.registry.entry_for)."""
+    from genplan.models.settings import SCHEDULING_KEYS
+
+    props = {k: v for k, v in entry["properties"].items() if k not in SCHEDULING_KEYS}
+    entry["properties"]["domain_settings"] = {
+        "type": "object",
+        "additionalProperties": {"type": "object", "properties": props, "additionalProperties": False}}
 
 
 def _is_integer(checker, instance) -> bool:
@@ -110,6 +123,9 @@ def benchmark_problems(config: dict) -> list[str]:
                   for key, values in named.items() for s in values if s not in splits]
     lines += [f"extra_splits: {d!r} is not one of the configured domains {config['domains']}"
               for d in config.get("extra_splits") or {} if d not in config["domains"]]
+    lines += [f"models.{m}.domain_settings: {d!r} is not one of the configured domains {config['domains']}"
+              for m, entry in (config.get("models") or {}).items() if isinstance(entry, dict)
+              for d in entry.get("domain_settings") or {} if d not in config["domains"]]
     lines += _models_without_validation(config, BENCHMARK_SPLITS)
     if "ipc2023" in config["benchmarks"]:
         where = config.get("ipc2023_dir")

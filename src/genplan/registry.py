@@ -120,6 +120,15 @@ def family(name: str) -> Family:
     return FAMILIES[name]
 
 
+def entry_for(entry: dict, domain: str) -> dict:
+    """The model entry as it trains and plans on `domain`: its `domain_settings[domain]` keys replace
+    the entry's own (whole keys: a `train` there is the whole `train` block), `domain_settings` left
+    out. The config names such settings, e.g. a recipe run on some domains of a CPU budget only."""
+    out = {k: v for k, v in entry.items() if k != "domain_settings"}
+    out.update((entry.get("domain_settings") or {}).get(domain) or {})
+    return out
+
+
 def weight_settings(entry: dict) -> dict:
     """A model entry's family and the settings that decide its trained weights (`genplan train
     --settings`): the entry without its family's non-weight keys, so that adding a seed, a strategy
@@ -157,6 +166,13 @@ def check_models(models: dict) -> list[str]:
             if s not in entry.get("strategies", []):
                 problems.append(f"models.{name}.strategy_splits: {s!r} is not among the model's strategies")
         problems += [f"models.{name}: {p}" for p in fam.impl.check(name, entry)]
+        for domain in entry.get("domain_settings") or {}:
+            if entry.get("domains") is not None and domain not in entry["domains"]:
+                problems.append(f"models.{name}.domain_settings: {domain!r} is not among the model's domains "
+                                f"{entry['domains']}")
+                continue
+            problems += [f"models.{name}.domain_settings.{domain}: {p}"
+                         for p in fam.impl.check(name, entry_for(entry, domain))]
     return problems
 
 

@@ -149,14 +149,20 @@ def model_settings(wildcards):
     """The model's family and the settings that decide its trained weights (JSON; genplan.registry:
     the entry without what only schedules or plans with it), so that adding a seed or a strategy
     retrains nothing."""
-    return json.dumps(registry.weight_settings(MODELS[wildcards.model]), sort_keys=True)
+    return json.dumps(registry.weight_settings(model_entry(wildcards)), sort_keys=True)
+
+
+def model_entry(wildcards):
+    """The model's entry as it trains and plans on the job's domain (its `domain_settings` merged)."""
+    return registry.entry_for(MODELS[wildcards.model], wildcards.domain)
 
 
 def training_data(wildcards):
     """The training and validation inputs of the model's family: trajectories or state spaces."""
-    fam = registry.family(MODELS[wildcards.model]["family"])
+    entry = model_entry(wildcards)
+    fam = registry.family(entry["family"])
     # a family module may narrow them per model entry (the heuristic family's `train: {data: plans}`)
-    sources = getattr(fam.impl, "trains_from", lambda entry: fam.trains_from)(MODELS[wildcards.model])
+    sources = getattr(fam.impl, "trains_from", lambda entry: fam.trains_from)(entry)
     b, d = wildcards.benchmark, wildcards.domain
     data = {"train": [], "validation": []}
     for split in data:
@@ -168,7 +174,7 @@ def training_data(wildcards):
             data[split].append(L.statespace_table(b, d, split))
     if "problems" in sources:  # the job reads the problem files the trajectories name
         data["problems"] = L.problems(b, d)
-    if (MODELS[wildcards.model].get("encoder") or {}).get("slots") == "all_splits":
+    if (entry.get("encoder") or {}).get("slots") == "all_splits":
         # FSF slots sized on every split: the job reads the benchmark's manifest (object counts only)
         data["problems"] = L.problems(b, d)
     return data
@@ -214,7 +220,7 @@ def training_outputs():
 
 def planning_settings(wildcards):
     """The model entry's planning settings (JSON) for `genplan evaluate --settings`."""
-    return json.dumps(registry.planning_settings(MODELS[wildcards.model]), sort_keys=True)
+    return json.dumps(registry.planning_settings(model_entry(wildcards)), sort_keys=True)
 
 
 def evaluation_outputs():

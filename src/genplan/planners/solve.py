@@ -73,14 +73,15 @@ def merged(base: dict, over: dict) -> dict:
     return out
 
 
-def entry_planning_settings(configfiles: list, name: str, family: str) -> dict:
+def entry_planning_settings(configfiles: list, name: str, family: str, domain: str | None = None) -> dict:
     """The planning settings of model `name` in the workflow configuration `configfiles` (merged in
-    order, as `snakemake --configfile A B`): what its evaluations planned with. GenplanError naming
-    the file for a missing or unreadable file or a model it does not define."""
+    order, as `snakemake --configfile A B`), on `domain` where the entry has `domain_settings`: what
+    its evaluations planned with. GenplanError naming the file for a missing or unreadable file or a
+    model it does not define."""
     import yaml
 
     from genplan.configuration import check_value
-    from genplan.registry import planning_settings
+    from genplan.registry import entry_for, planning_settings
 
     config: dict = {}
     for path in map(Path, configfiles):
@@ -100,7 +101,7 @@ def entry_planning_settings(configfiles: list, name: str, family: str) -> dict:
     if entry["family"] != family:
         raise GenplanError(f"model {name!r} is of family {entry['family']!r} in this configuration, the "
                            f"checkpoint's of {family!r}", configfiles[-1])
-    settings = planning_settings(entry)
+    settings = planning_settings(entry if domain is None else entry_for(entry, domain))
     check_value(settings, ("$defs", "planning"), f"{configfiles[-1]}: the planning settings of model {name!r}")
     return settings
 
@@ -114,7 +115,7 @@ def planning_for(model, given: dict, configfiles: list | None) -> tuple[dict, st
 
     keys = family(model.family).planning_keys
     if configfiles:
-        settings = merged(entry_planning_settings(configfiles, model.name, model.family), given)
+        settings = merged(entry_planning_settings(configfiles, model.name, model.family, getattr(model, "domain", None)), given)
         missing = [k for k in keys if k not in settings]
         source = f"model {model.name!r} of {', '.join(map(str, configfiles))}"
         source += (", overridden by --settings" if given else "") + (
