@@ -44,7 +44,8 @@ def test_symt_rows_stability_and_ablations(tmp_path):
         _write(res, "symt_ed", "symt_ed", "contrastive", "greedy-reground", seed, solved,
                {**on, "parameters": 16_000_000 + seed, "divergences": div})
         _write(res, "symt_e", "symt_e", "contrastive", "heuristic-greedy", seed, 1,
-               {**on, "parameters": 7_000_000, "divergences": 0, "decoder_positions": None})
+               {**on, "parameters": 7_000_000, "divergences": 0, "decoder_positions": None, "train_examples": 13300,
+                "epochs": 20, "best_epoch": 20, "optimizer_steps": 8320, "job_cpu_s": 860.4})
         _write(res, "symt_ed_no_contrastive", "symt_ed", "no_contrastive", "greedy-reground", seed, 0,
                {**on, "contrastive": False, "parameters": 16_000_000, "divergences": 2 if seed < 3 else 0})
     written = build_report("symt", res, res)
@@ -66,6 +67,10 @@ def test_symt_rows_stability_and_ablations(tmp_path):
     assert ablations[("symt_ed", "greedy-reground")]["variant"] == "contrastive"
     assert "19 without" in (res / "tables" / "symt-stability.md").read_text()
     assert (res / "figures" / "symt-loss-curves.png").stat().st_size > 0
+    trained = (res / "tables" / "symt-table2.md").read_text().split("## Training of these models", 1)[1]
+    assert "| paper | symt_e | gripper | 1 | 13,300 | 20 | 20 | 8,320 | 860 |" in trained  # from its summary
+    assert "| paper | symt_ed | gripper | 3 | – | – | – | – | – |" in trained  # a summary without the fields
+    assert "no_contrastive" not in trained  # Table 2's models only
 
 
 def test_loss_curves_read_each_models_training_log(tmp_path):

@@ -110,6 +110,24 @@ def _t2_cell(c: dict, noted: dict) -> str:
             f"({render.mean_std(_f(c['published_mean']), _f(c['published_std']))}{mark})")
 
 
+def training_md(summaries: list[dict]) -> str:
+    """How each Table 2 model was trained, per benchmark and domain (a configuration may train a
+    model differently per domain: `domain_settings`): states drawn an epoch, epochs run, the epoch
+    whose weights were kept, optimiser steps and the job's CPU seconds, from its training summary
+    ("–" where the summary predates the field)."""
+    mine = sorted((s for s in summaries if s.get("family") == "symt" and s.get("model") in MAIN),
+                  key=lambda s: (s["benchmark"], s["model"], DOMAINS.index(s["domain"]) if s["domain"] in DOMAINS
+                                 else len(DOMAINS), s["domain"], int(s["seed"])))
+    if not mine:
+        return ""
+    body = [[s["benchmark"], s["model"], s["domain"], s["seed"], render.num(s.get("train_examples"), 0),
+             s.get("epochs", "–"), s.get("best_epoch", "–"), render.num(s.get("optimizer_steps"), 0),
+             render.num(s.get("job_cpu_s"), 0)] for s in mine]
+    return ("\n## Training of these models (their summaries, `models/<benchmark>/<domain>/<model>/seed<N>/summary.json`)"
+            "\n\n" + render.md(["benchmark", "model", "domain", "seed", "states an epoch", "epochs run", "weights of epoch",
+                                 "optimiser steps", "training CPU-s"], body))
+
+
 def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
     """Parameter counts of our sequence models (from their training summaries) beside Table 1's."""
     rows = []
@@ -135,9 +153,9 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     stem = out_dir / "tables" / f"{NAME}-table2"
     tables.write_csv(stem.with_suffix(".csv"), t2, T2_COLUMNS)
     md, tex = table2_md(t2)
-    atomic.write_text(stem.with_suffix(".md"), md)
-    atomic.write_text(stem.with_suffix(".tex"), tex)
     summaries = collect.training_summaries(results, ("plangpt", "symt"))
+    atomic.write_text(stem.with_suffix(".md"), md + training_md(summaries))
+    atomic.write_text(stem.with_suffix(".tex"), tex)
     t1 = table1_rows(summaries, pub)
     stem1 = out_dir / "tables" / f"{NAME}-table1"
     tables.write_csv(stem1.with_suffix(".csv"), t1, COLUMNS)
