@@ -38,27 +38,27 @@ def _copy(tmp_path, claim_quotes):
 
 
 def test_a_wrong_number_in_a_doc_or_a_changed_file_is_caught(tmp_path):
-    runs = "(8 symt runs with it, 4 without, 5 PlanGPT runs)"
-    l_hid = "L_hid is 207-1,898 in the first epoch of our runs"
+    runs = "of 8 symt runs with the contrastive loss none diverged"
+    l_hid = "L_hid is 766-1,898 in the first epoch"
     _copy(tmp_path, {runs, l_hid})
     assert doc_check.check(tmp_path) == []
     stability = tmp_path / STABILITY
     stability.write_text(stability.read_text().replace("paper,symt,yes,8,", "paper,symt,yes,6,"))
     (failure,) = doc_check.check(tmp_path)
     assert SYMT_DOC in failure and "8 is not in results/tables/symt-stability.csv, which gives 6" in failure
-    # the doc as it read before issue 27: the quote is gone from the doc, and said so
+    # an older wording of the doc: the quote is gone from the doc, and said so
     doc = tmp_path / SYMT_DOC
-    doc.write_text(doc.read_text().replace("L_hid is 207-1,898", "L_hid is 380-1,900"))
+    doc.write_text(doc.read_text().replace("L_hid is 766-1,898", "L_hid is 380-1,900"))
     assert any(l_hid in f and "quote not found in the doc" in f for f in doc_check.check(tmp_path))
     claims = yaml.safe_load((tmp_path / "docs" / "numbers.yaml").read_text())
     for c in claims:  # the old quote listed with the old number: found in the doc, not in the file
         if c["quote"] == l_hid:
-            c["quote"], c["number"] = "L_hid is 380-1,900", "380" if c["agg"] == "min" else "1,900"
+            c["quote"], c["number"] = "L_hid is 380-1,900", "380" if c["number"] == "766" else "1,900"
     (tmp_path / "docs" / "numbers.yaml").write_text(yaml.safe_dump(claims))
     failures = doc_check.check(tmp_path)
-    assert any("380 is not in" in f and "which gives 206.5" in f for f in failures)
+    assert any("380 is not in" in f and "which gives 766.3" in f for f in failures), failures
     # a whole number is read to the unit: 1,898 is not 1,900
-    assert any("1,900 is not in" in f and "which gives 1898" in f for f in failures)
+    assert any("1,900 is not in" in f and "which gives 1898" in f for f in failures), failures
     proc = subprocess.run([sys.executable, "-m", "genplan.doc_check", "--root", str(tmp_path)],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1 and "380 is not in" in proc.stderr

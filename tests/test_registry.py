@@ -4,6 +4,7 @@ memory, the results layout and the `genplan train` command for a named model."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -86,6 +87,7 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
     schema_path = REPO / "workflow" / "schemas" / "config.schema.yaml"
     config = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
     assert problems(config, schema_path) == []
+    config["models"] = {"symt_e": copy.deepcopy(config["models"]["symt_e"])}  # the twin shares its YAML anchor
     config["models"]["symt_e"]["domain_settings"]["gripper"] = {"seeds": [1], "trian": {}}
     lines = problems(config, schema_path)
     assert lines == [lines[0]] and lines[0].startswith(
