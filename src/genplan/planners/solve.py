@@ -115,7 +115,8 @@ def planning_for(model, given: dict, configfiles: list | None) -> tuple[dict, st
 
     keys = family(model.family).planning_keys
     if configfiles:
-        settings = merged(entry_planning_settings(configfiles, model.name, model.family, getattr(model, "domain", None)), given)
+        entry = entry_planning_settings(configfiles, model.name, model.family, getattr(model, "domain", None))
+        settings = merged(entry, given)
         missing = [k for k in keys if k not in settings]
         source = f"model {model.name!r} of {', '.join(map(str, configfiles))}"
         source += (", overridden by --settings" if given else "") + (

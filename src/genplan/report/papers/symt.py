@@ -123,9 +123,10 @@ def training_md(summaries: list[dict]) -> str:
     body = [[s["benchmark"], s["model"], s["domain"], s["seed"], render.num(s.get("train_examples"), 0),
              s.get("epochs", "–"), s.get("best_epoch", "–"), render.num(s.get("optimizer_steps"), 0),
              render.num(s.get("job_cpu_s"), 0)] for s in mine]
-    return ("\n## Training of these models (their summaries, `models/<benchmark>/<domain>/<model>/seed<N>/summary.json`)"
-            "\n\n" + render.md(["benchmark", "model", "domain", "seed", "states an epoch", "epochs run", "weights of epoch",
-                                 "optimiser steps", "training CPU-s"], body))
+    headers = ["benchmark", "model", "domain", "seed", "states an epoch", "epochs run", "weights of epoch",
+               "optimiser steps", "training CPU-s"]
+    return ("\n## Training of these models (their summaries, "
+            "`models/<benchmark>/<domain>/<model>/seed<N>/summary.json`)\n\n" + render.md(headers, body))
 
 
 def table1_rows(summaries: list[dict], pub: Published) -> list[dict]:
