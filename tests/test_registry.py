@@ -96,6 +96,20 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
     assert "models.symt_e.domain_settings: 'ferry' is not one of the configured domains" in benchmark_problems(config)[0]
 
 
+def test_solve_reads_the_planning_settings_of_the_models_domain(tmp_path):
+    """`genplan solve --config`: the planning settings of the entry as it planned on the checkpoint's
+    domain (its `domain_settings` merged there), the entry's own elsewhere."""
+    from genplan.planners.solve import entry_planning_settings
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"models": {"m": {
+        "family": "symt", "architecture": "encoder_decoder", "seeds": [13], "strategies": ["greedy"],
+        "generate": {"max_tokens": 500}, "domain_settings": {"gripper": {"generate": {"max_tokens": 7}}}}}}))
+    assert entry_planning_settings([config], "m", "symt", "gripper")["generate"] == {"max_tokens": 7}
+    assert entry_planning_settings([config], "m", "symt", "blocks")["generate"] == {"max_tokens": 500}
+    assert entry_planning_settings([config], "m", "symt")["generate"] == {"max_tokens": 500}
+
+
 def test_a_family_registers_once_and_the_schema_takes_it_in(monkeypatch):
     from genplan.configuration import schema
 
