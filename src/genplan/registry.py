@@ -120,10 +120,11 @@ def family(name: str) -> Family:
     return FAMILIES[name]
 
 
-def entry_for(entry: dict, domain: str) -> dict:
+def entry_for(entry: dict, domain: str | None) -> dict:
     """The model entry as it trains and plans on `domain`: its `domain_settings[domain]` keys replace
     the entry's own (whole keys: a `train` there is the whole `train` block), `domain_settings` left
-    out. The config names such settings, e.g. a recipe run on some domains of a CPU budget only."""
+    out (domain None: the entry's own keys). The config names such settings, e.g. a recipe run on some
+    domains of a CPU budget only."""
     out = {k: v for k, v in entry.items() if k != "domain_settings"}
     out.update((entry.get("domain_settings") or {}).get(domain) or {})
     return out

@@ -101,7 +101,7 @@ def entry_planning_settings(configfiles: list, name: str, family: str, domain: s
     if entry["family"] != family:
         raise GenplanError(f"model {name!r} is of family {entry['family']!r} in this configuration, the "
                            f"checkpoint's of {family!r}", configfiles[-1])
-    settings = planning_settings(entry if domain is None else entry_for(entry, domain))
+    settings = planning_settings(entry_for(entry, domain))  # domain None: the entry's own keys
     check_value(settings, ("$defs", "planning"), f"{configfiles[-1]}: the planning settings of model {name!r}")
     return settings
 

@@ -8,6 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from genplan import paths
+from genplan.domains import DOMAINS
 
 EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
 # the decoders in report order (the reference as written first, ours after) and the test splits;
@@ -77,3 +78,8 @@ def planner_quality(table: list[dict], config: str, best: dict[str, int]) -> dic
     return {"coverage": len(solved) / n if n else 0.0, "n_problems": n, "n_solved": len(solved),
             "quality": float(np.mean(qual)) if qual else None,
             "time": float(np.mean(times)) if times else None}
+
+
+def domain_rank(domain: str) -> int:
+    """A domain's place in the papers' order (genplan.domains.DOMAINS); any other domain after them."""
+    return DOMAINS.index(domain) if domain in DOMAINS else len(DOMAINS)

@@ -11,8 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from genplan import atomic  # noqa: E402
-from genplan.domains import DOMAINS  # noqa: E402
-from genplan.report.aggregate import DROP_STATICS  # noqa: E402
+from genplan.report.aggregate import DROP_STATICS, domain_rank  # noqa: E402
 
 TITLES = {"validation": "validation split (selected the checkpoints)", "interpolation": "interpolation split",
           "extrapolation": "extrapolation split"}
@@ -31,7 +30,7 @@ def coverage_figure(rows: list[dict], split: str, stem: Path, systems: list[tupl
     # A panel per (benchmark, domain) that has a learned model's result; Fast Downward alone only
     # when no model has been evaluated yet.
     learned = {(r["benchmark"], r["domain"]) for r in sel if r["beam_mode"]}
-    panels = sorted(learned or {(r["benchmark"], r["domain"]) for r in sel}, key=lambda p: (p[0], _rank(p[1])))
+    panels = sorted(learned or {(r["benchmark"], r["domain"]) for r in sel}, key=lambda p: (p[0], domain_rank(p[1])))
     labels = ["FD"] + [f"{s}\n{m}" for s, m in systems]
     keys = [("fast_downward", "astar_lmcut")] + list(systems)
     series = [("published", None), ("ours, reference beam (FD: our run)", "reference"), ("ours, pooled beam", "pooled")]
@@ -108,7 +107,3 @@ def save(fig, stem: Path, dpi: int = 150) -> list[Path]:
         written.append(path)
     plt.close(fig)
     return written
-
-
-def _rank(domain: str) -> int:
-    return DOMAINS.index(domain) if domain in DOMAINS else len(DOMAINS)

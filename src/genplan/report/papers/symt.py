@@ -116,8 +116,8 @@ def training_md(summaries: list[dict]) -> str:
     whose weights were kept, optimiser steps and the job's CPU seconds, from its training summary
     ("–" where the summary predates the field)."""
     mine = sorted((s for s in summaries if s.get("family") == "symt" and s.get("model") in MAIN),
-                  key=lambda s: (s["benchmark"], s["model"], DOMAINS.index(s["domain"]) if s["domain"] in DOMAINS
-                                 else len(DOMAINS), s["domain"], int(s["seed"])))
+                  key=lambda s: (s["benchmark"], s["model"], aggregate.domain_rank(s["domain"]), s["domain"],
+                                 int(s["seed"])))
     if not mine:
         return ""
     body = [[s["benchmark"], s["model"], s["domain"], s["seed"], render.num(s.get("train_examples"), 0),
