@@ -8,7 +8,9 @@ plan position.
   with `condition: factored`, from their predicate and object tokens (`Denoiser.embed_condition`);
   every condition token and `<BOS>` sit at rotary position 0 (the paper's Appendix A: RoPE shifted
   "by a dynamic offset to match the <BOS> token"), so the order of the atoms carries no
-  information; plan positions are 1, 2, ... after `<BOS>`;
+  information; plan positions are 1, 2, ... after `<BOS>`; `network.positions: learned` replaces RoPE
+  with a table of absolute plan positions (not the paper's: at the CPU size a rotary denoiser cannot
+  tell the masked positions apart, docs/sequence-recipe.md "Masked diffusion: positions");
 - plan: `<BOS>`, per action one schema token and one token per argument, `<EOS>`, `<PAD>` to
   `max_plan_tokens` positions after `<BOS>`, in the plan vocabulary (genplan.tokens.vocab:
   `<start>` is BOS, `<end>` EOS, `<pad>` PAD, `<mask>` MASK).
@@ -43,6 +45,9 @@ class NetworkSettings:
     dropout: float = 0.0
     rope_base: float = 10000.0
     share_weights: bool = False  # one block applied n_layers times (SymT; its L_hid needs it)
+    # rotary: the paper's RoPE (condition and <BOS> at position 0); learned: absolute positions 0..L of the
+    # plan (GPT-2's table; every condition atom at position 0), a diagnosis of docs/sequence-recipe.md
+    positions: str = "rotary"
 
 
 @dataclass
@@ -104,12 +109,15 @@ class DiffusionSettings(base.Settings):
             out.append("object_pool must be a positive integer (one global pool)")
         if self.max_plan_tokens < 2:
             out.append("max_plan_tokens must be at least 2")
+        if self.network.positions not in ("rotary", "learned"):
+            out.append(f"network.positions {self.network.positions!r} is not rotary or learned")
         return out
 
     def to_dict(self) -> dict:
         d = super().to_dict()
         d["train"]["symmetry_weights"] = list(d["train"]["symmetry_weights"])
         drop_defaults(d["train"], {"contrastive_ramp_steps": 0})
+        drop_defaults(d["network"], {"positions": "rotary"})
         return drop_defaults(d, {"condition": "table", "object_embeddings": "learned"})
 
 
@@ -178,7 +186,7 @@ def network_config(vocab, settings: DiffusionSettings) -> dict:
     """The TransformerConfig arguments of a model (stored in the checkpoint)."""
     n = settings.network
     return dict(vocab_size=len(vocab), max_len=settings.max_plan_tokens + 1, d_model=n.d_model, n_heads=n.n_heads,
-                n_layers=n.n_layers, d_ff=n.d_ff, dropout=n.dropout, causal=False, positions="rotary",
+                n_layers=n.n_layers, d_ff=n.d_ff, dropout=n.dropout, causal=False, positions=n.positions,
                 rope_base=n.rope_base, share_weights=n.share_weights, pad_id=vocab.pad_id,
                 **fixed_objects(vocab, settings.object_embeddings))
 
