@@ -366,6 +366,10 @@ def test_learned_positions_are_a_setting_kept_apart_from_the_papers_rotary_defau
     with pytest.raises(GenplanError, match="network.positions 'absolute' is not rotary or learned"):
         DiffusionSettings.from_entry({"network": {"positions": "absolute"}})
     assert "positions" not in DiffusionSettings.from_entry({}).to_dict()["network"]
+    from genplan.models.diffusion import family
+
+    assert not family.check("m", {"network": {"positions": "learned"}})  # the config schema takes it
+    assert family.check("m", {"network": {"positions": "absolute"}})
     torch.manual_seed(0)
     info = parse_domain(DOMAIN)
     vocab = Vocabulary.for_domain(info, 8)
