@@ -387,3 +387,28 @@ def test_learned_positions_are_a_setting_kept_apart_from_the_papers_rotary_defau
         out = net.plan_logits(cond, torch.ones_like(cond, dtype=torch.bool), plan)[0]
         swapped = net.plan_logits(cond[:, [2, 0, 1]], torch.ones_like(cond, dtype=torch.bool), plan)[0]
     assert not torch.allclose(out[3], out[4], atol=1e-4) and torch.allclose(out, swapped, atol=1e-5)
+
+
+def test_the_overfit_benchmarks_probe_reads_the_plan_and_scores_the_masked_predictions(memorised, files, tmp_path):
+    """benchmarks/diffusion_overfit.py's predictions.txt (cited by docs/sequence-recipe.md): per training
+    problem the plan's tokens in pool-order names, the t = 1 answer, and the positions right; the
+    memorised 1-ball model gets its own plan right when one position at a time is masked."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import diffusion_overfit
+    finally:
+        sys.path.pop(0)
+    split = write_split(tmp_path / "one.json.gz", [files["records"][1]])
+    lines = diffusion_overfit.probe(Path(memorised), split)
+    assert len(lines) == 3 and all(line.startswith(files["records"][1]["problem"] + ":") for line in lines)
+    plan = lines[0].split("plan", 1)[1].split()
+    # objects in pool order: ball1 o0, then the grippers and rooms (left o1, right o2, rooma o3, roomb o4)
+    assert plan == ["pick", "o0", "o3", "o1", "move", "o3", "o4", "drop", "o0", "o4", "o1", "<end>"]
+    answer = lines[1].split("t = 1", 1)[1].split()
+    all_right, n, one_right, n2 = map(int, re.search(r"all masked right (\d+)/(\d+), one masked right (\d+)/(\d+)",
+                                                     lines[2]).groups())
+    assert n == n2 == len(plan) == len(answer) and all_right == sum(a == p for a, p in zip(answer, plan))
+    assert one_right >= n // 2
