@@ -9,8 +9,9 @@ plan position.
   every condition token and `<BOS>` sit at rotary position 0 (the paper's Appendix A: RoPE shifted
   "by a dynamic offset to match the <BOS> token"), so the order of the atoms carries no
   information; plan positions are 1, 2, ... after `<BOS>`; `network.positions: learned` replaces RoPE
-  with a table of absolute plan positions (not the paper's: at the CPU size a rotary denoiser cannot
-  tell the masked positions apart, docs/sequence-recipe.md "Masked diffusion: positions");
+  with a table of absolute plan positions (not the paper's: at the CPU size a rotary denoiser tells the
+  masked positions apart far more slowly, docs/sequence-recipe.md "Masked diffusion: the training split,
+  positions and names");
 - plan: `<BOS>`, per action one schema token and one token per argument, `<EOS>`, `<PAD>` to
   `max_plan_tokens` positions after `<BOS>`, in the plan vocabulary (genplan.tokens.vocab:
   `<start>` is BOS, `<end>` EOS, `<pad>` PAD, `<mask>` MASK).
