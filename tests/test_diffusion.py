@@ -389,6 +389,7 @@ def test_learned_positions_are_a_setting_kept_apart_from_the_papers_rotary_defau
     assert not torch.allclose(out[3], out[4], atol=1e-4) and torch.allclose(out, swapped, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_the_overfit_benchmarks_probe_reads_the_plan_and_scores_the_masked_predictions(memorised, files, tmp_path):
     """benchmarks/diffusion_overfit.py's predictions.txt (cited by docs/sequence-recipe.md): per training
     problem the plan's tokens in pool-order names, the t = 1 answer, and the positions right; the
