@@ -20,19 +20,19 @@ position masked (every other token of the plan given).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import yaml
+from recipe_trial import evaluate  # this folder: the script's own, first on sys.path
 
 
 def _train(out: Path, entry: dict, results: Path, domain: str, seed: int) -> dict:
+    from genplan import registry
     from genplan.datasets.examples import trajectory_cases
     from genplan.models.diffusion import train as T
     from genplan.stages.trajectories import load
@@ -47,8 +47,6 @@ def _train(out: Path, entry: dict, results: Path, domain: str, seed: int) -> dic
     traj = results / f"trajectories/paper/{domain}"
     files = {"train": [str(results / f"statespaces/paper/{domain}/train.csv"), str(traj / "train.json.gz")],
              "validation": [str(traj / "train.json.gz")]}
-    from genplan import registry
-
     return T.train_diffusion("diffusion-overfit", registry.weight_settings(entry), domain, files, seed,
                              out / "model.ckpt", out / "training.csv", out / "summary.json", threads=1, device="cpu")
 
@@ -92,7 +90,6 @@ def probe(ckpt: Path, trajectories: Path, problems: int = 2) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from genplan import registry
     from genplan.planners.solve import merged
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -116,15 +113,8 @@ def main(argv=None) -> int:
     traj = R / f"trajectories/paper/{args.domain}/train.json.gz"
     (out / "predictions.txt").write_text("\n".join(probe(out / "model.ckpt", traj)) + "\n")
     for strategy in args.strategies.split(","):
-        csv_path = out / f"train.{strategy}.csv"
-        cmd = [sys.executable, "-m", "genplan", "evaluate", "--model", str(out / "model.ckpt"),
-               "--benchmark-dir", str(R / f"problems/paper/{args.domain}"), "--split", "train",
-               "--plans-table", str(R / f"plans/paper/{args.domain}/train.csv"), "--strategy", strategy,
-               "--settings", json.dumps(registry.planning_settings(entry)), "--benchmark", "paper",
-               "--seed", str(args.seed), "--out", str(csv_path)]
-        with open(out / f"evaluate-{strategy}.log", "w") as log:
-            rc = subprocess.run(cmd, stderr=log, check=False).returncode
-        rows = list(csv.DictReader(csv_path.open())) if rc == 0 else []
+        rc, rows = evaluate(out / "model.ckpt", R, "paper", args.domain, "train", strategy, entry, args.seed,
+                            out / f"train.{strategy}.csv", out / f"evaluate-{strategy}.log")
         solved = sum(r["solved"] == "yes" and r["val"] == "valid" for r in rows)
         lines.append(f"train {strategy}: {solved}/{len(rows)} solved, VAL-valid (rc {rc})")
         print(lines[-1], flush=True)

@@ -39,6 +39,21 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def evaluate(ckpt: Path, R: Path, b: str, d: str, split: str, strategy: str, entry: dict, seed: int, csv_path: Path,
+             log_path: Path, jobs: int = 1, plans: Path | None = None) -> tuple[int, list[dict]]:
+    """`genplan evaluate` of a trial's checkpoint on one split of results folder R (stderr to log_path):
+    its exit status and the rows of its CSV (none when it failed)."""
+    from genplan import registry
+
+    cmd = [*GENPLAN, "evaluate", "--model", str(ckpt), "--benchmark-dir", str(R / f"problems/{b}/{d}"),
+           "--split", split, "--plans-table", str(R / f"plans/{b}/{d}/{split}.csv"), "--strategy", strategy,
+           "--settings", json.dumps(registry.planning_settings(entry)), "--benchmark", b, "--seed", str(seed),
+           "--jobs", str(jobs), "--out", str(csv_path)] + (["--out-plans", str(plans)] if plans else [])
+    with open(log_path, "w") as log:
+        rc = subprocess.run(cmd, stderr=log, check=False).returncode
+    return rc, list(csv.DictReader(csv_path.open())) if rc == 0 else []
+
+
 def main(argv=None) -> int:
     from genplan import registry
     from genplan.planners.solve import merged
@@ -91,14 +106,9 @@ def main(argv=None) -> int:
         if rc:
             return rc
     for split in args.splits.split(","):
-        csv_path = out / f"{split}.{strategy}.csv"
-        cmd = [*GENPLAN, "evaluate", "--model", str(out / "model.ckpt"), "--benchmark-dir", str(R / f"problems/{b}/{d}"),
-               "--split", split, "--plans-table", str(R / f"plans/{b}/{d}/{split}.csv"), "--strategy", strategy,
-               "--settings", json.dumps(registry.planning_settings(entry)), "--benchmark", b, "--seed", str(args.seed),
-               "--jobs", str(args.jobs), "--out", str(csv_path), "--out-plans", str(out / f"{split}.{strategy}.plans.json.gz")]
-        with open(out / f"evaluate-{split}.log", "w") as log:
-            rc = subprocess.run(cmd, stderr=log, check=False).returncode
-        rows = list(csv.DictReader(csv_path.open())) if rc == 0 else []
+        rc, rows = evaluate(out / "model.ckpt", R, b, d, split, strategy, entry, args.seed, out / f"{split}.{strategy}.csv",
+                            out / f"evaluate-{split}.log", jobs=args.jobs,
+                            plans=out / f"{split}.{strategy}.plans.json.gz")
         lines.append(f"{split} {strategy}: {sum(r['solved'] == 'yes' for r in rows)}/{len(rows)} solved (rc {rc})")
         print(lines[-1], flush=True)
     # --evaluate-only adds its lines to those of the training run (other strategies, other splits)
