@@ -1,0 +1,127 @@
+"""How far the largest CPU trial of each sequence family is from the papers' training budget (issue 25,
+"by how much it would have to grow"), from committed files only:
+
+    python benchmarks/compute_gap.py --out benchmarks/results/compute-gap.txt
+
+For each family and domain: the largest budget-curve trial (benchmarks/results/recipe/<trial>/: its
+optimiser steps, batch size, parameters and training CPU-seconds, as the curves read them) beside the
+papers' budget. The SymT paper trains every model, its PlanGPT baseline included, for 12 hours on one
+A100 (papers/symt-symmetry-aware-transformers.md, Section 6); the diffusion paper states no training
+time. Those 12 hours are turned into optimiser steps with the H100 rate that benchmarks/gpu_check.py
+measured for the same family at paper.yaml's size (benchmarks/results/gpu-check-cuda-h100.txt): an
+H100 is faster than an A100, so the product bounds the published steps from above, not a measurement.
+Ratios: steps, examples (steps x batch) and parameter-examples (examples x parameters, the factor a
+transformer's training FLOPs grow with at a fixed sequence length)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+import yaml
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+RECIPE = ROOT / "results" / "recipe"
+GPU_CHECK = ROOT / "results" / "gpu-check-cuda-h100.txt"
+PAPER_HOURS = 12.0  # SymT paper, Section 6: "an NVIDIA A100 GPU with 12 hours of training"
+# (family, paper.yaml entry, domain, largest trial of its curve, the curve file)
+ROWS = [
+    ("SymT^E", "symt_e", "blocks", "c3_symte_blocks_b045", "c3-symte-blocks-curve.csv"),
+    ("SymT^E", "symt_e", "gripper", "e7_symte_gripper_byh_400k", "c1-symte-gripper-curve.csv"),
+    ("SymT^ED", "symt_ed", "blocks", "e25_symted_blocks_pool24_whid001_21k", "c5-symted-blocks-curve.csv"),
+    ("SymT^ED", "symt_ed", "gripper", "e22_symted_gripper_pool48_whid001_12k",
+     "c4-symted-gripper-curve-greedy-reground.csv"),
+    ("PlanGPT", "plangpt", "blocks", "c2_plangpt_blocks_b32", "c2-plangpt-blocks-curve.csv"),
+    ("PlanGPT", "plangpt", "gripper", "c6_plangpt_gripper_b16", "c6-plangpt-gripper-curve.csv"),
+    ("diffusion", "diffusion", "blocks", "c8_diffusion_blocks_b12", "c8-diffusion-blocks-curve.csv"),
+    ("diffusion", "diffusion", "gripper", "c7_diffusion_gripper_b18", "c7-diffusion-gripper-curve.csv"),
+]
+PAPER_YAML = ROOT.parent / "workflow" / "configs" / "paper.yaml"
+PUBLISHED_HOURS = {"symt_e": PAPER_HOURS, "symt_ed": PAPER_HOURS, "plangpt": PAPER_HOURS, "diffusion": None}
+
+
+def gpu_rates(path: Path) -> dict:
+    """model -> (parameters, steps per second) from gpu_check's table."""
+    rates = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"^(symt_e|symt_ed|plangpt|diffusion)\s+([\d,]+)\s+\d+\s.*?\s(yes|no)\s+([\d.]+)\s", line)
+        if m:
+            rates[m.group(1)] = (int(m.group(2).replace(",", "")), float(m.group(4)))
+    if set(rates) != set(PUBLISHED_HOURS):
+        raise SystemExit(f"compute_gap: {path} lacks rows for {sorted(set(PUBLISHED_HOURS) - set(rates))}")
+    return rates
+
+
+def trial(name: str) -> dict:
+    folder = RECIPE / name
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+        entry = json.loads((folder / "entry.json").read_text())
+    except FileNotFoundError as err:
+        raise SystemExit(f"compute_gap: {err.filename}: missing (a trial that did not finish)") from None
+    return {"steps": int(summary["optimizer_steps"]), "batch": int(entry["train"].get("batch_size", 32)),
+            "params": int(summary["parameters"]), "cpu_s": float(summary["job_cpu_s"])}
+
+
+def curve_row(curve: str, name: str) -> dict:
+    """The trial's row of the curve's CSV, with the decoding its .md header names."""
+    lines = (RECIPE / curve).read_text().splitlines()
+    head = lines[0].split(",")
+    header = (RECIPE / curve).with_suffix(".md").read_text().split(";")[0]
+    for line in lines[1:]:
+        cells = dict(zip(head, line.split(",")))
+        if cells["trial"] == name:
+            return {**cells, "strategy": header.removeprefix("Strategy ").strip()}
+    raise SystemExit(f"compute_gap: {RECIPE / curve}: no row for trial {name}")
+
+
+def paper_batches(path: Path) -> dict:
+    """entry -> the batch size paper.yaml trains it with (the size gpu_check ran at)."""
+    models = yaml.safe_load(path.read_text())["models"]
+    return {entry: int(models[entry]["train"]["batch_size"]) for entry in PUBLISHED_HOURS}
+
+
+def report(rates: dict, batches: dict) -> list[str]:
+    out = [f"# compute gap (issue 25): the largest CPU trial of each curve against the papers' budget",
+           "# command: python benchmarks/compute_gap.py --out benchmarks/results/compute-gap.txt",
+           f"# published budget: {PAPER_HOURS:g} A100-hours a model (SymT paper, Section 6; PlanGPT there is its baseline);"
+           " the diffusion paper states none",
+           f"# published steps <= {PAPER_HOURS:g} h x the H100 rate at paper.yaml's size ({GPU_CHECK.name}): an upper bound",
+           "", f"{'family':10} {'domain':8} {'trial':40} {'steps':>7} {'batch':>5} {'params':>10} {'CPU-s':>6}"
+           f" {'decoding':22} {'train/interp/valid':>18} | {'paper steps<=':>13} {'batch':>5} {'params':>11}"
+           f" | {'x steps':>8} {'x examples':>10} {'x param-ex':>10}"]
+    for family, entry, domain, name, curve in ROWS:
+        t, c = trial(name), curve_row(curve, name)
+        params, rate = rates[entry]
+        solved = f"{c['train']} {c['interpolation']} {c['validation']}"
+        line = (f"{family:10} {domain:8} {name:40} {t['steps']:>7,} {t['batch']:>5} {t['params']:>10,}"
+                f" {t['cpu_s']:>6,.0f} {c['strategy']:22} {solved:>18} | ")
+        hours = PUBLISHED_HOURS[entry]
+        if hours is None:
+            out.append(line + f"{'not stated':>13} {batches[entry]:>5} {params:>11,} | {'-':>8} {'-':>10} {'-':>10}")
+            continue
+        steps = hours * 3600 * rate
+        ex_ratio = steps * batches[entry] / (t["steps"] * t["batch"])
+        out.append(line + f"{steps:>13,.0f} {batches[entry]:>5} {params:>11,} | {steps / t['steps']:>8.1f}"
+                   f" {ex_ratio:>10.1f} {ex_ratio * params / t['params']:>10.0f}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, help="also write the report here")
+    args = ap.parse_args(argv)
+    text = "\n".join(report(gpu_rates(GPU_CHECK), paper_batches(PAPER_YAML))) + "\n"
+    sys.stdout.write(text)
+    if args.out:
+        tmp = args.out.with_suffix(args.out.suffix + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
