@@ -10,7 +10,7 @@ A100 (papers/symt-symmetry-aware-transformers.md, Section 6); the diffusion pape
 time. Those 12 hours are turned into optimiser steps with the H100 rate that benchmarks/gpu_check.py
 measured for the same family at paper.yaml's size (benchmarks/results/gpu-check-cuda-h100.txt): an
 H100 is faster than an A100, so the product bounds the published steps from above, not a measurement.
-Ratios: steps, examples (steps x batch) and parameter-examples (examples x parameters, the factor a
+Ratios: steps, examples (steps x batch), parameters and parameter-examples (examples x parameters, the factor a
 transformer's training FLOPs grow with at a fixed sequence length)."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def report(rates: dict, batches: dict) -> list[str]:
            f"# published steps <= {PAPER_HOURS:g} h x the H100 rate at paper.yaml's size ({GPU_CHECK.name}): an upper bound",
            "", f"{'family':10} {'domain':8} {'trial':40} {'steps':>7} {'batch':>5} {'params':>10} {'CPU-s':>6}"
            f" {'decoding':22} {'train/interp/valid':>18} | {'paper steps<=':>13} {'batch':>5} {'params':>11}"
-           f" | {'x steps':>8} {'x examples':>10} {'x param-ex':>10}"]
+           f" | {'x steps':>8} {'x examples':>10} {'x params':>8} {'x param-ex':>10}"]
     for family, entry, domain, name, curve in ROWS:
         t, c = trial(name), curve_row(curve, name)
         params, rate = rates[entry]
@@ -101,12 +101,12 @@ def report(rates: dict, batches: dict) -> list[str]:
                 f" {t['cpu_s']:>6,.0f} {c['strategy']:22} {solved:>18} | ")
         hours = PUBLISHED_HOURS[entry]
         if hours is None:
-            out.append(line + f"{'not stated':>13} {batches[entry]:>5} {params:>11,} | {'-':>8} {'-':>10} {'-':>10}")
+            out.append(line + f"{'not stated':>13} {batches[entry]:>5} {params:>11,} | {'-':>8} {'-':>10} {params / t['params']:>8.1f} {'-':>10}")
             continue
         steps = hours * 3600 * rate
         ex_ratio = steps * batches[entry] / (t["steps"] * t["batch"])
         out.append(line + f"{steps:>13,.0f} {batches[entry]:>5} {params:>11,} | {steps / t['steps']:>8.1f}"
-                   f" {ex_ratio:>10.1f} {ex_ratio * params / t['params']:>10.0f}")
+                   f" {ex_ratio:>10.1f} {params / t['params']:>8.1f} {ex_ratio * params / t['params']:>10.0f}")
     return out
 
 
