@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-
-import yaml
 import sys
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent
 RECIPE = ROOT / "results" / "recipe"
