@@ -16,6 +16,7 @@ transformer's training FLOPs grow with at a fixed sequence length)."""
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
@@ -56,26 +57,26 @@ def gpu_rates(path: Path) -> dict:
 
 
 def trial(name: str) -> dict:
+    """The trial's parameters and batch size (its summary.json and entry.json; steps and CPU time come
+    from the curve's row)."""
     folder = RECIPE / name
     try:
         summary = json.loads((folder / "summary.json").read_text())
         entry = json.loads((folder / "entry.json").read_text())
     except FileNotFoundError as err:
         raise SystemExit(f"compute_gap: {err.filename}: missing (a trial that did not finish)") from None
-    return {"steps": int(summary["optimizer_steps"]), "batch": int(entry["train"].get("batch_size", 32)),
-            "params": int(summary["parameters"]), "cpu_s": float(summary["job_cpu_s"])}
+    return {"batch": int(entry["train"].get("batch_size", 32)), "params": int(summary["parameters"])}
 
 
 def curve_row(curve: str, name: str) -> dict:
-    """The trial's row of the curve's CSV, with the decoding its .md header names."""
-    lines = (RECIPE / curve).read_text().splitlines()
-    head = lines[0].split(",")
-    header = (RECIPE / curve).with_suffix(".md").read_text().split(";")[0]
-    for line in lines[1:]:
-        cells = dict(zip(head, line.split(",")))
-        if cells["trial"] == name:
-            return {**cells, "strategy": header.removeprefix("Strategy ").strip()}
-    raise SystemExit(f"compute_gap: {RECIPE / curve}: no row for trial {name}")
+    """The trial's row of the curve's CSV (benchmarks/trial_curve.py), with the decoding its .md header names."""
+    path = RECIPE / curve
+    strategy = path.with_suffix(".md").read_text().split(";")[0].removeprefix("Strategy ").strip()
+    with path.open(newline="") as f:
+        for row in csv.DictReader(f):
+            if row["trial"] == name:
+                return {**row, "strategy": strategy}
+    raise SystemExit(f"compute_gap: {path}: no row for trial {name}")
 
 
 def paper_batches(path: Path) -> dict:
@@ -85,28 +86,30 @@ def paper_batches(path: Path) -> dict:
 
 
 def report(rates: dict, batches: dict) -> list[str]:
-    out = [f"# compute gap (issue 25): the largest CPU trial of each curve against the papers' budget",
+    out = ["# compute gap (issue 25): the largest CPU trial of each curve against the papers' budget",
            "# command: python benchmarks/compute_gap.py --out benchmarks/results/compute-gap.txt",
-           f"# published budget: {PAPER_HOURS:g} A100-hours a model (SymT paper, Section 6; PlanGPT there is its baseline);"
-           " the diffusion paper states none",
-           f"# published steps <= {PAPER_HOURS:g} h x the H100 rate at paper.yaml's size ({GPU_CHECK.name}): an upper bound",
+           f"# published budget: {PAPER_HOURS:g} A100-hours a model (SymT paper, Section 6; PlanGPT there is its"
+           " baseline); the diffusion paper states none",
+           f"# published steps <= {PAPER_HOURS:g} h x the H100 rate at paper.yaml's size ({GPU_CHECK.name}):"
+           " an upper bound",
            "", f"{'family':10} {'domain':8} {'trial':40} {'steps':>7} {'batch':>5} {'params':>10} {'CPU-s':>6}"
            f" {'decoding':22} {'train/interp/valid':>18} | {'paper steps<=':>13} {'batch':>5} {'params':>11}"
            f" | {'x steps':>8} {'x examples':>10} {'x params':>8} {'x param-ex':>10}"]
     for family, entry, domain, name, curve in ROWS:
         t, c = trial(name), curve_row(curve, name)
-        params, rate = rates[entry]
+        steps, params, rate = int(c["optimizer_steps"]), *rates[entry]
         solved = f"{c['train']} {c['interpolation']} {c['validation']}"
-        line = (f"{family:10} {domain:8} {name:40} {t['steps']:>7,} {t['batch']:>5} {t['params']:>10,}"
-                f" {t['cpu_s']:>6,.0f} {c['strategy']:22} {solved:>18} | ")
-        hours = PUBLISHED_HOURS[entry]
-        if hours is None:
-            out.append(line + f"{'not stated':>13} {batches[entry]:>5} {params:>11,} | {'-':>8} {'-':>10} {params / t['params']:>8.1f} {'-':>10}")
+        line = (f"{family:10} {domain:8} {name:40} {steps:>7,} {t['batch']:>5} {t['params']:>10,}"
+                f" {float(c['job_cpu_s']):>6,.0f} {c['strategy']:22} {solved:>18} | ")
+        x_params = params / t["params"]
+        if PUBLISHED_HOURS[entry] is None:
+            out.append(line + f"{'not stated':>13} {batches[entry]:>5} {params:>11,} |"
+                       f" {'-':>8} {'-':>10} {x_params:>8.1f} {'-':>10}")
             continue
-        steps = hours * 3600 * rate
-        ex_ratio = steps * batches[entry] / (t["steps"] * t["batch"])
-        out.append(line + f"{steps:>13,.0f} {batches[entry]:>5} {params:>11,} | {steps / t['steps']:>8.1f}"
-                   f" {ex_ratio:>10.1f} {params / t['params']:>8.1f} {ex_ratio * params / t['params']:>10.0f}")
+        paper_steps = PUBLISHED_HOURS[entry] * 3600 * rate
+        x_examples = paper_steps * batches[entry] / (steps * t["batch"])
+        out.append(line + f"{paper_steps:>13,.0f} {batches[entry]:>5} {params:>11,} | {paper_steps / steps:>8.1f}"
+                   f" {x_examples:>10.1f} {x_params:>8.1f} {x_examples * x_params:>10.0f}")
     return out
 
 
