@@ -65,8 +65,9 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
               "statespace_split": places * len(config["statespace"]["splits"]),
               "anytime_plans": places * len(eval_splits) * anytime, "dataset_statistics": 1, "all": 1}
     for entry in models.values():
-        runs = len(config["benchmarks"]) * len(entry["seeds"]) * len(
-            [d for d in config["domains"] if d in entry.get("domains", config["domains"])])
+        runs = len(config["benchmarks"]) * sum(  # a domain's `domain_settings` may name its own seeds
+            len(registry.entry_for(entry, d)["seeds"]) for d in config["domains"]
+            if d in entry.get("domains", config["domains"]))
         rule = "train_model" if registry.family(entry["family"]).gpu else "train_model_cpu"
         counts[rule] = counts.get(rule, 0) + runs
         splits = sum(len(entry.get("strategy_splits", {}).get(s, eval_splits)) for s in entry["strategies"])

@@ -53,11 +53,12 @@ def compose(base: dict) -> dict:
 
 def _add_domain_settings(entry: dict) -> None:
     """`domain_settings` in a family's model entry: per domain, any of the entry's keys but the
-    scheduling ones (genplan.models.settings.SCHEDULING_KEYS), each replacing the entry's own value
-    on that domain (genplan.registry.entry_for)."""
+    scheduling ones (genplan.models.settings.SCHEDULING_KEYS) except `seeds`, each replacing the
+    entry's own value on that domain (genplan.registry.entry_for): more seeds where a domain's
+    training is cheap (paper-cpu.yaml: SymT on Gripper) without retraining the others."""
     from genplan.models.settings import SCHEDULING_KEYS
 
-    props = {k: v for k, v in entry["properties"].items() if k not in SCHEDULING_KEYS}
+    props = {k: v for k, v in entry["properties"].items() if k not in SCHEDULING_KEYS or k == "seeds"}
     entry["properties"]["domain_settings"] = {
         "type": "object",
         "additionalProperties": {"type": "object", "properties": props, "additionalProperties": False}}

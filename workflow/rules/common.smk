@@ -198,9 +198,10 @@ def models_training_on_gpu(gpu):
     return "|".join(m for m in MODELS if trains_on_gpu(m) == gpu) or "no-model"
 
 
-def model_jobs():
-    """(model, seed) of every configured model."""
-    return [(m, s) for m, entry in MODELS.items() for s in entry["seeds"]]
+def model_runs():
+    """(model, domain, seed) of every configured model: its domains, and on each the seeds of its
+    entry there (a domain's `domain_settings` may name its own)."""
+    return [(m, d, s) for m in MODELS for d in model_domains(m) for s in registry.entry_for(MODELS[m], d)["seeds"]]
 
 
 def model_domains(model):
@@ -212,9 +213,8 @@ def model_domains(model):
 def training_outputs():
     out = []
     for b in config["benchmarks"]:
-        for m, s in model_jobs():
-            for d in model_domains(m):
-                out += [L.checkpoint(b, d, m, s), L.training_log(b, d, m, s), L.training_summary(b, d, m, s)]
+        for m, d, s in model_runs():
+            out += [L.checkpoint(b, d, m, s), L.training_log(b, d, m, s), L.training_summary(b, d, m, s)]
     return out
 
 
@@ -227,8 +227,7 @@ def evaluation_outputs():
     return [
         L.evaluation(b, d, m, s, split, strategy)
         for b in config["benchmarks"]
-        for m, s in model_jobs()
-        for d in model_domains(m)
+        for m, d, s in model_runs()
         for strategy in MODELS[m]["strategies"]
         for split in MODELS[m].get("strategy_splits", {}).get(strategy, eval_splits(d))
     ]
@@ -243,11 +242,10 @@ def model_files(families, summaries=True, logs=False):
     mine = set(family_models(families))
     out = [f for f in evaluation_outputs() if Path(f).parts[-3] in mine]
     for b in config["benchmarks"]:
-        for m, s in model_jobs():
+        for m, d, s in model_runs():
             if m in mine:
-                for d in model_domains(m):
-                    out += [L.training_summary(b, d, m, s)] if summaries else []
-                    out += [L.training_log(b, d, m, s)] if logs else []
+                out += [L.training_summary(b, d, m, s)] if summaries else []
+                out += [L.training_log(b, d, m, s)] if logs else []
     return out
 
 

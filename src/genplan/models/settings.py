@@ -16,7 +16,7 @@ from typing import ClassVar
 from genplan.errors import GenplanError
 
 # keys of every model entry that schedule jobs, never a parameter of the weights (`domain_settings`
-# holds per-domain values of the other keys: genplan.registry.entry_for merges them before training)
+# holds per-domain values of the other keys and of `seeds`: genplan.registry.entry_for merges them)
 SCHEDULING_KEYS = ("family", "seeds", "strategies", "strategy_splits", "domains", "domain_settings")
 
 
