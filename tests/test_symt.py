@@ -224,6 +224,11 @@ def test_config_checks():
 
     with pytest.raises(GenplanError, match="decoder_tokens is a setting of SymT"):
         SymTSettings.from_entry({**good, "network": {"decoder_tokens": "shared"}})
+    # `names`: SymT^ED plans under one naming; h averaged over several renamings is SymT^E's alone
+    ed = {"family": "symt", "seeds": [1], "strategies": ["greedy"]}
+    assert registry.check_models({"m": {**ed, "names": {"order": "random", "seed": 2}}}) == []
+    assert any("samples > 1" in p for p in registry.check_models({"m": {**ed, "names": {"order": "random",
+                                                                                         "samples": 4}}}))
 
 
 # --- end to end ------------------------------------------------------------------------------------
@@ -314,6 +319,29 @@ def test_solve_exits_0_only_for_a_val_valid_plan(symt, gripper_data, tmp_path): 
     res = run_cli("solve", "--model", ckpt, DOMAIN, gripper_data["files"][1], "--strategy",
                   "greedy" if arch == "encoder" else "heuristic-greedy")
     assert res.returncode != 0 and "offers the strategies" in res.stderr
+
+
+@pytest.mark.slow
+def test_symt_ed_plans_under_one_random_renaming_of_its_seed(symt, gripper_data):  # noqa: F811
+    """`names: {order: random, seed: S}`: SymT^ED's decoding names the objects by one renaming drawn
+    from S (the same for the same seed), pool order without it."""
+    from genplan.models.symt.family import planner
+    from genplan.planners.base import Problem
+    from genplan.planners.strategies import parse
+
+    arch, ckpt = symt
+    if arch != "encoder_decoder":
+        pytest.skip("SymT^ED's decoding")
+    model = registry.load_model(ckpt, expect_domain="gripper")
+    problem = Problem(DOMAIN, gripper_data["files"][2])
+    runs = [planner(model, parse("greedy-applicable"), settings) for settings in
+            ({}, *({"names": {"order": "random", "seed": s}} for s in (0, 0, 1)))]
+    for run in runs:
+        run.solve(problem)
+    pool, first, again, other = (dict(run.renaming.forward) for run in runs)
+    task = problem.task
+    assert pool == dict(Renaming.identity_order(task.objects, None, model.vocab).forward)
+    assert first == again and len({tuple(sorted(m.items())) for m in (pool, first, other)}) == 3
 
 
 @pytest.mark.slow

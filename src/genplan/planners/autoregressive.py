@@ -24,7 +24,8 @@ SymT):
   `<action>` and the rest generated greedily; the returned plan is the prefix and the completion.
 
 Objects are mapped to the model's pool tokens deterministically (sorted, in pool order) at
-evaluation. Every plan goes back through the inverse map and is simulated with pymimir for the
+evaluation, or, with SymT^ED's planning setting `names: {order: random, seed: S}`, by one random
+renaming a problem drawn from S. Every plan goes back through the inverse map and is simulated with pymimir for the
 attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has the final
 word (genplan.planners.solve). Generation reuses the network's key/value cache: one model call
 per generated token and beam step.
@@ -62,6 +63,7 @@ class SequencePlanner:
         self.kind, self.params = strategy.kind, strategy.params
         self.max_tokens = int((settings or {}).get("max_tokens", model.settings.max_tokens))
         self.seed = int((settings or {}).get("sample_seed", 0))
+        self.names = (settings or {}).get("names") or {}  # SymT^ED's `names: {order: random, seed: S}`
         self.calls = 0
         self.tokens = 0
 
@@ -112,9 +114,12 @@ class SequencePlanner:
         start = time.perf_counter()
         self.calls = self.tokens = 0
         task, vocab = problem.task, self.model.vocab
+        types, per_type = object_types(self.model.domain_info, task), self.model.settings.per_type
         try:
-            renaming = Renaming.identity_order(task.objects, object_types(self.model.domain_info, task), vocab,
-                                               per_type=self.model.settings.per_type)
+            if self.names.get("order", "pool") == "random":  # drawn from the seed and the problem's objects only
+                renaming = Renaming.random(task.objects, types, vocab, int(self.names.get("seed", 0)), per_type)
+            else:
+                renaming = Renaming.identity_order(task.objects, types, vocab, per_type=per_type)
         except GenplanError as exc:
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
         self.renaming = renaming

@@ -28,7 +28,9 @@ SymT^E plans with the searches of genplan.planners.search, its estimate as the h
 the objects are named in pool order (objects in natural order take the pool's tokens in order: the
 names rename-one's fixed copy X trains on); `names: {order: random, samples: K, seed: S}` (not in the
 paper) names them at random instead, K renamings drawn per problem from seed S, h the mean of the
-K estimates (docs/sequence-recipe.md: the pool-order names are memorised).
+K estimates (docs/sequence-recipe.md: the pool-order names are memorised). SymT^ED reads
+`names: {order: random, seed: S}` too: its decoding plans under one random renaming a problem
+(genplan.planners.autoregressive).
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ def check(name: str, settings: dict) -> list[str]:
     if settings.get("rename") in ("random", "sorted") and list(weights[1:]) != [0, 0]:
         problems.append(f"rename: {settings['rename']} has no renamed pairs for the contrastive losses: set "
                         "loss_weights [w1, 0, 0]")
-    if settings.get("names") and arch != "encoder":
-        problems.append("names: only SymT^E's heuristic (architecture: encoder) reads it")
+    if (settings.get("names") or {}).get("samples", 1) != 1 and arch != "encoder":
+        problems.append("names: samples > 1 (h averaged over renamings) is SymT^E's; SymT^ED plans under one naming")
     return problems
 
 
@@ -117,4 +119,7 @@ def planner(model, strategy, settings: dict):
         return HeuristicSearchPlanner(model, strategy, settings, max_tokens=model.settings.max_tokens)
     from genplan.planners.autoregressive import SequencePlanner
 
-    return SequencePlanner(model, strategy, (settings or {}).get("generate"))
+    generate = dict((settings or {}).get("generate") or {})
+    if (settings or {}).get("names"):  # SymT^ED: one random renaming a problem (checked: samples 1)
+        generate["names"] = settings["names"]
+    return SequencePlanner(model, strategy, generate)
