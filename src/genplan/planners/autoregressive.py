@@ -25,10 +25,10 @@ SymT):
 
 Objects are mapped to the model's pool tokens deterministically (sorted, in pool order) at
 evaluation, or, with SymT^ED's planning setting `names: {order: random, seed: S}`, by one random
-renaming a problem drawn from S. Every plan goes back through the inverse map and is simulated with pymimir for the
-attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has the final
-word (genplan.planners.solve). Generation reuses the network's key/value cache: one model call
-per generated token and beam step.
+renaming a problem drawn from S. Every plan goes back through the inverse map and is simulated with
+pymimir for the attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has
+the final word (genplan.planners.solve). Generation reuses the network's key/value cache: one model
+call per generated token and beam step.
 
 A model other than PlanGPT may bring its own input and network calls: `prompt(state, goal,
 statics, renaming)` (a list whose length is the decoder's tokens so far), `start(prompt, device)
