@@ -58,12 +58,12 @@ def _reorder(past, index):
 
 
 class SequencePlanner:
-    def __init__(self, model, strategy, settings: dict | None = None):
+    def __init__(self, model, strategy, settings: dict | None = None, names: dict | None = None):
         self.model, self.strategy = model, strategy.name
         self.kind, self.params = strategy.kind, strategy.params
         self.max_tokens = int((settings or {}).get("max_tokens", model.settings.max_tokens))
         self.seed = int((settings or {}).get("sample_seed", 0))
-        self.names = (settings or {}).get("names") or {}  # SymT^ED's `names: {order: random, seed: S}`
+        self.names = names  # SymT^ED's planning key `names` (genplan.tokens.renaming.Renaming.at_evaluation)
         self.calls = 0
         self.tokens = 0
 
@@ -114,12 +114,9 @@ class SequencePlanner:
         start = time.perf_counter()
         self.calls = self.tokens = 0
         task, vocab = problem.task, self.model.vocab
-        types, per_type = object_types(self.model.domain_info, task), self.model.settings.per_type
         try:
-            if self.names.get("order", "pool") == "random":  # drawn from the seed and the problem's objects only
-                renaming = Renaming.random(task.objects, types, vocab, int(self.names.get("seed", 0)), per_type)
-            else:
-                renaming = Renaming.identity_order(task.objects, types, vocab, per_type=per_type)
+            renaming, = Renaming.at_evaluation(task.objects, object_types(self.model.domain_info, task), vocab,
+                                               self.names, per_type=self.model.settings.per_type)
         except GenplanError as exc:
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
         self.renaming = renaming

@@ -123,6 +123,18 @@ class Renaming:
             forward.update(zip(objects, pool))
         return cls(forward)
 
+    @classmethod
+    def at_evaluation(cls, task_objects: Iterable[str], types: Mapping[str, str] | None, vocab: Vocabulary,
+                      names: Mapping | None, per_type: bool | None = None) -> list["Renaming"]:
+        """How a model names a problem's objects when it plans (the SymT family's planning key `names`):
+        one renaming in pool order (`identity_order`) by default; with `{order: random, samples: K,
+        seed: S}` K random renamings drawn in turn from one generator seeded with S."""
+        names = names or {}
+        if names.get("order", "pool") != "random":
+            return [cls.identity_order(task_objects, types, vocab, per_type=per_type)]
+        rng = np.random.default_rng(names.get("seed", 0))
+        return [cls.random(task_objects, types, vocab, rng, per_type=per_type) for _ in range(names.get("samples", 1))]
+
     # --- use -----------------------------------------------------------------------------------
     def rename(self, obj: str) -> str:
         try:

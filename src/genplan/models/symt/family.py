@@ -119,7 +119,5 @@ def planner(model, strategy, settings: dict):
         return HeuristicSearchPlanner(model, strategy, settings, max_tokens=model.settings.max_tokens)
     from genplan.planners.autoregressive import SequencePlanner
 
-    generate = dict((settings or {}).get("generate") or {})
-    if (settings or {}).get("names"):  # SymT^ED: one random renaming a problem (checked: samples 1)
-        generate["names"] = settings["names"]
-    return SequencePlanner(model, strategy, generate)
+    settings = settings or {}
+    return SequencePlanner(model, strategy, settings.get("generate"), names=settings.get("names"))  # names: samples 1

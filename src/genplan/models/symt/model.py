@@ -275,21 +275,13 @@ class SymT:
         every strategy does at evaluation, or with `names` {order: random, samples: K, seed: S} under
         K random renamings drawn once per problem from S, h their mean; GenplanError when the problem
         has more objects than the model's pool."""
-        import numpy as np
-
         from genplan.tokens.atom_rows import encode_atom_set
         from genplan.tokens.renaming import Renaming
         from genplan.tokens.types import object_types
 
         task = problem.task
-        types = object_types(self.domain_info, task)
-        names = names or {}
-        if names.get("order", "pool") == "random":
-            rng = np.random.default_rng(names.get("seed", 0))
-            renamings = [Renaming.random(task.objects, types, self.vocab, rng, per_type=self.settings.per_type)
-                         for _ in range(names.get("samples", 1))]
-        else:
-            renamings = [Renaming.identity_order(task.objects, types, self.vocab, per_type=self.settings.per_type)]
+        renamings = Renaming.at_evaluation(task.objects, object_types(self.domain_info, task), self.vocab, names,
+                                           per_type=self.settings.per_type)
         mimir, k = problem.mimir, len(renamings)
 
         def h(states):
