@@ -218,3 +218,30 @@ def test_patience_stops_after_selections_without_improvement():
     assert state.epoch == 4 and state.best_epoch == 2 and len(state.selections) == 4
     _, full = run(LoopConfig(epochs=6, schedule="constant", patience=None), select=lambda m: 1.0)
     assert full.epoch == 6
+
+
+def test_a_time_limit_starts_no_epoch_that_would_end_past_it(monkeypatch):
+    """`time_limit_s`: after each epoch, one more as long as the mean so far must end within the limit
+    (a GPU trial sized in wall time: benchmarks/recipe_trial.py). The loop's clock is faked: 0.5 s an epoch."""
+    import itertools
+    import types
+
+    from genplan.training import loop
+
+    clock = itertools.count(0.0, 0.5)  # two readings an epoch: its start and, 0.5 s later, its end
+    monkeypatch.setattr(loop, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    _, state = run(LoopConfig(epochs=6, schedule="constant", time_limit_s=1.2))
+    assert state.epoch == 2 and state.train_time_s == pytest.approx(1.0)  # a third would end at 1.5
+    _, free = run(LoopConfig(epochs=6, schedule="constant"))
+    assert free.epoch == 6
+    with pytest.raises(ValueError, match="time_limit_s"):
+        LoopConfig(time_limit_s=0)
+
+
+def test_time_limit_is_a_training_setting_left_out_of_stored_settings_when_unset():
+    from genplan.models.settings import TrainSettings, drop_default_keep
+
+    assert TrainSettings(time_limit_s=300).loop_config().time_limit_s == 300
+    assert TrainSettings().loop_config().time_limit_s is None
+    assert "time_limit_s" not in drop_default_keep({"train": {"time_limit_s": None, "epochs": 2}})["train"]
+    assert drop_default_keep({"train": {"time_limit_s": 60}})["train"] == {"time_limit_s": 60}

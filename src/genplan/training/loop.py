@@ -261,7 +261,16 @@ class Trainer:
         return self.cfg.max_steps is not None and self.state.step >= self.cfg.max_steps
 
     def finished(self) -> bool:
-        return self.state.epoch >= self.cfg.epochs or self._out_of_steps() or self._patience_spent()
+        state = self.state
+        return state.epoch >= self.cfg.epochs or self._out_of_steps() or self._patience_spent() or self.out_of_time()
+
+    def out_of_time(self) -> bool:
+        """`time_limit_s` set and one more epoch, as long as the mean epoch so far, would end past it
+        (training wall time, `train_time_s`, which a resumed job carries on)."""
+        state, limit = self.state, self.cfg.time_limit_s
+        if limit is None or state.epoch == 0:
+            return False
+        return state.train_time_s * (state.epoch + 1) / state.epoch > limit
 
     def _patience_spent(self) -> bool:
         """`patience` selections in a row since the best one (early stopping)."""

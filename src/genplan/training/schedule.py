@@ -32,6 +32,7 @@ class LoopConfig:
     spike_after_epochs: int = 1
     patience: int | None = None           # stop after this many selections without a better score
     keep: str = "best"                    # best: the weights of the best selection | last: the last step's
+    time_limit_s: float | None = None     # no epoch starts that would end past this many seconds of training
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
@@ -40,6 +41,8 @@ class LoopConfig:
             raise ValueError(f"Unknown value {self.keep=}. Must be best or last")
         if self.epochs < 1 or self.lr <= 0:
             raise ValueError(f"need epochs >= 1 and lr > 0, got {self.epochs=}, {self.lr=}")
+        if self.time_limit_s is not None and self.time_limit_s <= 0:
+            raise ValueError(f"need time_limit_s > 0 or None, got {self.time_limit_s=}")
         self.betas = tuple(self.betas)
 
 

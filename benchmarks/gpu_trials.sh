@@ -1,0 +1,46 @@
+#!/bin/bash
+# Recipe trials on a borrowed GPU machine (issue 25: would more compute close the Blocksworld cells the CPU
+# trials leave open?): SymT^ED, PlanGPT and diffusion on Blocksworld, each the CPU recipe of its largest trial
+# (docs/sequence-recipe.md: e25, c2_plangpt_blocks_b32, c8_diffusion_blocks_b12) with 8x the batch (256), twice the
+# learning rate and about 4-11x the examples, trained side by side on the one GPU for at most LIMIT wall seconds
+# each (train.time_limit_s: no epoch starts that would end past it), then planned on that machine's CPUs
+# (train, interpolation, validation; greedy-applicable, greedy, unmask-T20-applicable).
+# usage (repository root; data: a results folder of paper-cpu with the paper splits, as runs/recipe):
+#   bash benchmarks/gpu_trials.sh DATA OUT DEVICE LIMIT
+# On the device machine (device tool; carry ["runs/recipe", ".whl"], the wheels of gpu_check.py's docstring plus
+# jsonschema, jsonschema-specifications, referencing, rpds-py):
+#   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl &&
+#   PYTHONPATH=/tmp/site:src bash benchmarks/gpu_trials.sh runs/recipe $OUT cuda 300
+# Each trial's folder comes back as OUT/<name>.tar.gz (entry.json, model.ckpt, training.csv, summary.json, logs,
+# the plans and result.txt), with OUT/gpu-trials.log (nvidia-smi, this script's lines, each trial's result).
+set -u
+DATA=$1; OUT=$2; DEVICE=$3; LIMIT=$4
+PY=${PYTHON:-python3}
+DIV=${DIV:-1}  # examples divided by DIV: a quick run of the script on a CPU
+export OMP_NUM_THREADS=2 PYTHONUNBUFFERED=1
+W=$(mktemp -d)
+log=$OUT/gpu-trials.log
+{ date -u; nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null || echo "no nvidia-smi"; git rev-parse HEAD 2>/dev/null
+  $PY -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } > "$log" 2>&1
+trial() {  # name model strategy set-json
+  local n=$1 m=$2 s=$3 set=$4
+  echo "$(date -u +%T) start $n: --model $m --set '$set'" >> "$log"
+  $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" --model "$m" \
+    --domain blocks --set "$set" --strategy "$s" --splits train,interpolation,validation --device "$DEVICE" \
+    --threads 2 --jobs 4 --out "$W/$n" > "$W/$n.out" 2>&1
+  echo "$(date -u +%T) end $n (rc $?):" >> "$log"; cat "$W/$n.out" >> "$log"
+  tar -C "$W" -czf "$OUT/$n.tar.gz" "$n"
+}
+L=", \"time_limit_s\": $LIMIT"
+trial g1_symted_blocks_gpu symt_ed greedy-applicable "{\"rename\": \"rename-one\", \"object_pool\": 24,
+ \"loss_weights\": [1, 1, 0.01], \"network\": {\"d_model\": 64, \"n_heads\": 4, \"d_token\": 16}, \"train\": {\"examples\":
+ $((84000 / DIV)), \"epochs\": 20, \"batch_size\": 256, \"lr\": 0.002, \"warmup_steps\": 100, \"patience\": null, \"sample_by\": \"h\",
+ \"keep\": \"last\"$L}}" &
+trial g2_plangpt_blocks_gpu plangpt greedy "{\"object_pool\": 24, \"network\": {\"d_model\": 128, \"n_heads\": 4},
+ \"train\": {\"examples\": $((100000 / DIV)), \"epochs\": 16, \"batch_size\": 256, \"lr\": 0.002, \"warmup_steps\": 100,
+ \"patience\": null, \"sample_by\": \"h\", \"keep\": \"last\", \"track_coverage\": false$L}}" &
+trial g3_diffusion_blocks_gpu diffusion unmask-T20-applicable "{\"object_pool\": 24, \"network\": {\"positions\":
+ \"learned\"}, \"train\": {\"examples\": $((100000 / DIV)), \"epochs\": 16, \"batch_size\": 256, \"lr\": 0.004, \"warmup_steps\": 100,
+ \"patience\": null, \"sample_by\": \"h\", \"keep\": \"last\", \"pad_weight\": 0.1$L}}" &
+wait
+date -u >> "$log"
