@@ -17,17 +17,20 @@ set -u
 DATA=$1; OUT=$2; DEVICE=$3; LIMIT=$4
 PY=${PYTHON:-python3}
 DIV=${DIV:-1}  # examples divided by DIV: a quick run of the script on a CPU
+SEED=${SEED:-13}; ONLY=${ONLY:-g1 g2 g3}  # the training seed; which trials (their names end in _s<SEED> unless 13)
 export OMP_NUM_THREADS=2 PYTHONUNBUFFERED=1
 W=$(mktemp -d)
-log=$OUT/gpu-trials.log
+log=$OUT/gpu-trials.log; [ "$SEED" = 13 ] || log=$OUT/gpu-trials-s$SEED.log
 { date -u; nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null || echo "no nvidia-smi"; git rev-parse HEAD 2>/dev/null
   $PY -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } > "$log" 2>&1
 trial() {  # name model strategy set-json
   local n=$1 m=$2 s=$3 set=$4
+  case " $ONLY " in *" ${n%%_*} "*) ;; *) return 0;; esac
+  [ "$SEED" = 13 ] || n=${n}_s$SEED
   echo "$(date -u +%T) start $n: --model $m --set '$set'" >> "$log"
   $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" --model "$m" \
     --domain blocks --set "$set" --strategy "$s" --splits train,interpolation,validation --device "$DEVICE" \
-    --threads 2 --jobs 4 --out "$W/$n" > "$W/$n.out" 2>&1
+    --seed "$SEED" --threads 2 --jobs 4 --out "$W/$n" > "$W/$n.out" 2>&1
   echo "$(date -u +%T) end $n (rc $?):" >> "$log"; cat "$W/$n.out" >> "$log"
   tar -C "$W" -czf "$OUT/$n.tar.gz" "$n"
 }
