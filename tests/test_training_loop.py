@@ -245,3 +245,21 @@ def test_time_limit_is_a_training_setting_left_out_of_stored_settings_when_unset
     assert TrainSettings().loop_config().time_limit_s is None
     assert "time_limit_s" not in drop_default_keep({"train": {"time_limit_s": None, "epochs": 2}})["train"]
     assert drop_default_keep({"train": {"time_limit_s": 60}})["train"] == {"time_limit_s": 60}
+
+
+@pytest.mark.parametrize("model", ["plangpt", "symt_e", "diffusion"])
+def test_the_config_schema_takes_a_time_limit_and_refuses_a_non_positive_one(model):
+    from pathlib import Path
+
+    import yaml
+
+    from genplan import configuration
+
+    root = Path(__file__).resolve().parents[1]
+    schema = root / "workflow/schemas/config.schema.yaml"
+    cfg = yaml.safe_load((root / "workflow/configs/paper-cpu.yaml").read_text())
+    cfg["models"][model]["train"]["time_limit_s"] = 300
+    assert not configuration.problems(cfg, schema)
+    cfg["models"][model]["train"]["time_limit_s"] = 0
+    found = configuration.problems(cfg, schema)
+    assert found and all("time_limit_s" in line for line in found)
