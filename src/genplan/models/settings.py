@@ -32,7 +32,7 @@ class TrainSettings:
     patience: int | None = 5  # selections without a better score before stopping (None: never)
     checkpoint_every: int = 1  # epochs between partial states
     keep: str = "best"  # best: the weights of the best selection score | last: the last step's (scores still logged)
-    time_limit_s: float | None = None  # wall seconds of training: no epoch starts that would end past it (None: no limit)
+    time_limit_s: float | None = None  # wall seconds of training: no epoch starts that would end past it
 
     def loop_config(self, **more):
         """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
