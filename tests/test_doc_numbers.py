@@ -38,7 +38,7 @@ def _copy(tmp_path, claim_quotes):
 
 
 def test_a_wrong_number_in_a_doc_or_a_changed_file_is_caught(tmp_path):
-    runs = "of 12 symt runs with the contrastive loss 2 diverged"
+    runs = "of 14 symt runs with the contrastive loss 3 diverged"
     l_hid = "L_hid is 766-1,898 in the first epoch"
     _copy(tmp_path, {runs, l_hid})
     assert doc_check.check(tmp_path) == []
