@@ -96,7 +96,7 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
     config["models"]["symt_e"]["domain_settings"]["gripper"] = {"seeds": [1, 2]}
     assert problems(config, schema_path) == []
     assert registry.entry_for(config["models"]["symt_e"], "gripper")["seeds"] == [1, 2]
-    assert registry.entry_for(config["models"]["symt_e"], "blocks")["seeds"] == [13]
+    assert registry.entry_for(config["models"]["symt_e"], "logistics")["seeds"] == [13]
     config["models"]["symt_e"]["domain_settings"] = {"ferry": {}}
     assert "models.symt_e.domain_settings: 'ferry' is not one of the configured domains" in benchmark_problems(config)[0]
 
