@@ -239,12 +239,12 @@ def test_a_time_limit_starts_no_epoch_that_would_end_past_it(monkeypatch):
 
 
 def test_time_limit_is_a_training_setting_left_out_of_stored_settings_when_unset():
-    from genplan.models.settings import TrainSettings, drop_default_keep
+    from genplan.models.settings import TrainSettings, drop_unset_train_keys
 
     assert TrainSettings(time_limit_s=300).loop_config().time_limit_s == 300
     assert TrainSettings().loop_config().time_limit_s is None
-    assert "time_limit_s" not in drop_default_keep({"train": {"time_limit_s": None, "epochs": 2}})["train"]
-    assert drop_default_keep({"train": {"time_limit_s": 60}})["train"] == {"time_limit_s": 60}
+    assert "time_limit_s" not in drop_unset_train_keys({"train": {"time_limit_s": None, "epochs": 2}})["train"]
+    assert drop_unset_train_keys({"train": {"time_limit_s": 60}})["train"] == {"time_limit_s": 60}
 
 
 @pytest.mark.parametrize("model", ["plangpt", "symt_e", "diffusion"])

@@ -76,7 +76,7 @@ class Settings:
         return []
 
     def to_dict(self) -> dict:
-        return drop_default_keep(asdict(self))
+        return drop_unset_train_keys(asdict(self))
 
 
 def drop_defaults(d: dict, defaults: dict) -> dict:
@@ -88,7 +88,7 @@ def drop_defaults(d: dict, defaults: dict) -> dict:
     return d
 
 
-def drop_default_keep(d: dict) -> dict:
+def drop_unset_train_keys(d: dict) -> dict:
     """`train.keep: best` and `train.time_limit_s: None` (the defaults) left out of the stored settings:
     checkpoints and resume keys as before the keys existed."""
     train = d.get("train") if "train" in d else d

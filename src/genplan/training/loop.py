@@ -261,10 +261,10 @@ class Trainer:
         return self.cfg.max_steps is not None and self.state.step >= self.cfg.max_steps
 
     def finished(self) -> bool:
-        state = self.state
-        return state.epoch >= self.cfg.epochs or self._out_of_steps() or self._patience_spent() or self.out_of_time()
+        return (self.state.epoch >= self.cfg.epochs or self._out_of_steps() or self._patience_spent()
+                or self._out_of_time())
 
-    def out_of_time(self) -> bool:
+    def _out_of_time(self) -> bool:
         """`time_limit_s` set and one more epoch, as long as the mean epoch so far, would end past it
         (training wall time, `train_time_s`, which a resumed job carries on)."""
         state, limit = self.state, self.cfg.time_limit_s

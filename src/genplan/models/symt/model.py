@@ -29,7 +29,7 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
-from genplan.models.settings import drop_default_keep, drop_defaults
+from genplan.models.settings import drop_defaults, drop_unset_train_keys
 from genplan.models.symt.family import PLANNING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
@@ -76,7 +76,7 @@ class TrainSettings(base.TrainSettings):
         out = asdict(self)
         if self.data == "statespace":
             del out["data"], out["val_fraction"]
-        return drop_default_keep(drop_defaults(out, {"sample_by": "state", "contrastive_ramp_steps": 0}))
+        return drop_unset_train_keys(drop_defaults(out, {"sample_by": "state", "contrastive_ramp_steps": 0}))
 
 
 @dataclass
