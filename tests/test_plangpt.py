@@ -238,3 +238,30 @@ def test_names_drawn_once_stay_the_same_every_epoch_and_random_ones_change(plang
 
     epochs = [epoch(), epoch()]
     assert (epochs[0] == epochs[1]) is same
+
+
+def test_length_grouped_batches_hold_the_same_examples_with_less_padding():
+    """`train.length_window` (a throughput setting, docs/sequence-recipe.md p5): the epoch's examples
+    unchanged, each batch cut from a run of sequences sorted by length, the batches shuffled; stored in
+    the settings only where set."""
+    import random
+
+    from genplan.models.plangpt.data import length_grouped
+    from genplan.models.plangpt.model import PlanGPTSettings
+
+    rng = random.Random(0)
+    lengths = [rng.randint(10, 200) for _ in range(1000)]
+    order = list(range(1000))
+    rng.shuffle(order)
+
+    def padded(o):  # tokens computed with each batch padded to its longest sequence
+        return sum(max(lengths[r] for r in o[i:i + 32]) * len(o[i:i + 32]) for i in range(0, len(o), 32))
+
+    grouped = length_grouped(order, lengths, 32, 5, lambda n: list(reversed(range(n))))
+    assert sorted(grouped) == list(range(1000))
+    assert padded(grouped) < 0.8 * padded(order)
+    first = grouped[-32:]  # the reversed shuffle puts the first run's first batch last
+    assert [lengths[r] for r in first] == sorted(lengths[r] for r in order[:160])[:32]
+    assert length_grouped(order, lengths, 32, 5, lambda n: list(range(n))) != grouped
+    assert "length_window" not in PlanGPTSettings.from_entry({}).to_dict()["train"]
+    assert PlanGPTSettings.from_entry({"train": {"length_window": 20}}).to_dict()["train"]["length_window"] == 20

@@ -263,3 +263,47 @@ def test_the_config_schema_takes_a_time_limit_and_refuses_a_non_positive_one(mod
     cfg["models"][model]["train"]["time_limit_s"] = 0
     found = configuration.problems(cfg, schema)
     assert found and all("time_limit_s" in line for line in found)
+
+
+def test_cpu_bf16_autocasts_the_step_on_a_cpu_and_is_left_out_of_stored_settings_when_unset():
+    """`cpu_bf16` (a throughput setting, docs/sequence-recipe.md p5): the loss is computed under bfloat16
+    autocast on a CPU, the weights stay float32 and the loss still falls; off, nothing is autocast."""
+    from genplan.models.settings import TrainSettings, drop_unset_train_keys
+
+    seen = []
+
+    def watched(model, batch):
+        out = model[0](batch[0])  # the first Linear: bfloat16 under autocast
+        seen.append(out.dtype)
+        return mse(model, batch)
+
+    model, state = run(LoopConfig(epochs=3, lr=0.01, schedule="constant", cpu_bf16=True), loss_fn=watched)
+    assert set(seen) == {torch.bfloat16}
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert state.history[-1]["train_loss"] < state.history[0]["train_loss"]
+    seen.clear()
+    run(LoopConfig(epochs=1, schedule="constant"), loss_fn=watched)
+    assert set(seen) == {torch.float32}
+    assert TrainSettings(cpu_bf16=True).loop_config().cpu_bf16 is True
+    assert "cpu_bf16" not in drop_unset_train_keys({"train": {"cpu_bf16": False, "epochs": 2}})["train"]
+    assert drop_unset_train_keys({"train": {"cpu_bf16": True}})["train"] == {"cpu_bf16": True}
+
+
+@pytest.mark.parametrize("model, key, good, bad", [("plangpt", "cpu_bf16", True, "yes"), ("symt_e", "cpu_bf16", True, 1),
+                                                   ("diffusion", "cpu_bf16", False, None),
+                                                   ("plangpt", "length_window", 20, 0)])
+def test_the_config_schema_takes_the_throughput_settings(model, key, good, bad):
+    from pathlib import Path
+
+    import yaml
+
+    from genplan import configuration
+
+    root = Path(__file__).resolve().parents[1]
+    schema = root / "workflow/schemas/config.schema.yaml"
+    cfg = yaml.safe_load((root / "workflow/configs/paper-cpu.yaml").read_text())
+    cfg["models"][model]["train"][key] = good
+    assert not configuration.problems(cfg, schema)
+    cfg["models"][model]["train"][key] = bad
+    found = configuration.problems(cfg, schema)
+    assert found and all(key in line for line in found)

@@ -33,6 +33,7 @@ class TrainSettings:
     checkpoint_every: int = 1  # epochs between partial states
     keep: str = "best"  # best: the weights of the best selection score | last: the last step's (scores still logged)
     time_limit_s: float | None = None  # wall seconds of training: no epoch starts that would end past it
+    cpu_bf16: bool = False  # bfloat16 autocast on a CPU too (CUDA always; a throughput setting, not the papers')
 
     def loop_config(self, **more):
         """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
@@ -41,7 +42,7 @@ class TrainSettings:
         return LoopConfig(epochs=self.epochs, lr=self.lr, schedule="cosine", warmup_steps=self.warmup_steps,
                           min_lr=self.lr / 10, weight_decay=self.weight_decay, grad_clip=self.grad_clip,
                           checkpoint_every=self.checkpoint_every, patience=self.patience, keep=self.keep,
-                          time_limit_s=self.time_limit_s, **more)
+                          time_limit_s=self.time_limit_s, cpu_bf16=self.cpu_bf16, **more)
 
     def steps_per_epoch(self, examples: int) -> int:
         return -(-examples // self.batch_size)
@@ -89,11 +90,11 @@ def drop_defaults(d: dict, defaults: dict) -> dict:
 
 
 def drop_unset_train_keys(d: dict) -> dict:
-    """`train.keep: best` and `train.time_limit_s: None` (the defaults) left out of the stored settings:
-    checkpoints and resume keys as before the keys existed."""
+    """`train.keep: best`, `train.time_limit_s: None` and `train.cpu_bf16: False` (the defaults) left out of
+    the stored settings: checkpoints and resume keys as before the keys existed."""
     train = d.get("train") if "train" in d else d
     if isinstance(train, dict):
-        drop_defaults(train, {"keep": "best", "time_limit_s": None})
+        drop_defaults(train, {"keep": "best", "time_limit_s": None, "cpu_bf16": False})
     return d
 
 

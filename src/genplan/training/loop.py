@@ -11,7 +11,7 @@ owns the rest:
 
 - AdamW (betas, eps, weight decay on matrices only, as nanoGPT), a learning-rate schedule per
   optimizer step: ``constant``, or ``cosine`` (linear warmup, then cosine decay to ``min_lr``);
-  gradient-norm clipping (None: off); bf16 autocast on CUDA only;
+  gradient-norm clipping (None: off); bf16 autocast on CUDA (on a CPU with `cpu_bf16`);
 - after each epoch (or every ``select_every`` steps, and at the end) the selection score; the
   weights with the best score are kept as a copy, never a reference to ``state_dict()`` (with
   ``keep: last`` those of the last selection, the scores still recorded);
@@ -208,6 +208,8 @@ class Trainer:
     def autocast(self):
         if self.device.type == "cuda" and self.cfg.bf16:
             return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+        if self.device.type == "cpu" and self.cfg.cpu_bf16:
+            return torch.autocast(device_type="cpu", dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
     def choose(self, train_loss: float) -> float:

@@ -24,7 +24,8 @@ class LoopConfig:
     eps: float = 1e-8
     weight_decay: float = 0.0             # on parameters of 2 or more dimensions
     grad_clip: float | None = None        # max gradient norm; None: no clipping
-    bf16: bool = True                     # bfloat16 autocast on CUDA (never on CPU)
+    bf16: bool = True                     # bfloat16 autocast on CUDA
+    cpu_bf16: bool = False                # bfloat16 autocast on a CPU as well (oneDNN; faster where the CPU has bf16)
     select_every: int | None = None       # steps between selections; None: after each epoch
     higher_is_better: bool = False        # the selection score's direction (coverage: True)
     checkpoint_every: int | None = 1      # epochs between partial states; None or 0: never

@@ -54,6 +54,18 @@ def encode(cases: list[Case], vocab, domain_info, rng: np.random.Generator, per_
     return ids, masks, dropped
 
 
+def length_grouped(order: list[int], lengths: list[int], batch_size: int, window: int, shuffle) -> list[int]:
+    """`order` regrouped so that each batch holds sequences of similar length (less padding): every run
+    of `window` batches of `order` sorted by length and cut into batches, then the batches of all runs put
+    in the order `shuffle(n)` (a permutation of range(n)) gives. The epoch's examples are unchanged."""
+    size = batch_size * window
+    groups = []
+    for i in range(0, len(order), size):
+        run = sorted(order[i:i + size], key=lambda r: lengths[r])
+        groups += [run[j:j + batch_size] for j in range(0, len(run), batch_size)]
+    return [r for g in shuffle(len(groups)) for r in groups[g]]
+
+
 def batches(ids: list[list[int]], masks: list[list[bool]], batch_size: int, pad_id: int, order: list[int]):
     """Padded (input, target, loss-mask, attention-mask) tensors, next-token shifted, in `order`."""
     import torch

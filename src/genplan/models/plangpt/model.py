@@ -36,6 +36,7 @@ class TrainSettings(base.TrainSettings):
     suffixes: bool = True  # plangpt protocol: every suffix of every plan too
     ces_problems: int = 20  # CES: validation problems planned (greedy) per selection
     track_coverage: bool = False  # CE too plans the validation problems every epoch (logged, not selected on)
+    length_window: int | None = None  # batches of similar length from runs of this many batches (None: random)
 
 
 @dataclass
@@ -55,7 +56,9 @@ class PlanGPTSettings(base.Settings):
     train: TrainSettings = field(default_factory=TrainSettings)
 
     def to_dict(self) -> dict:
-        return base.drop_defaults(super().to_dict(), {"object_embeddings": "learned"})
+        out = base.drop_defaults(super().to_dict(), {"object_embeddings": "learned"})
+        base.drop_defaults(out["train"], {"length_window": None})  # stored only where set: older keys unchanged
+        return out
 
 
 class PlanGPT:

@@ -152,6 +152,10 @@ def _batches(model: PlanGPT, cases: list):
         ids, masks, _ = data.encode(cases, vocab, model.domain_info, epoch_rng, settings.per_type,
                                     settings.atom_order, settings.network.max_len, settings.rename)
         order = torch.randperm(len(ids), generator=gen).tolist()
+        if settings.train.length_window:
+            order = data.length_grouped(order, [len(x) for x in ids], settings.train.batch_size,
+                                        settings.train.length_window,
+                                        lambda n: torch.randperm(n, generator=gen).tolist())
         return data.batches(ids, masks, settings.train.batch_size, vocab.pad_id, order)
     return make_batches
 
