@@ -20,6 +20,9 @@ and one selection (the job's validation), then stops the job (nothing is written
 - eval/epoch: one selection (validation loss; PlanGPT with coverage also plans the validation
   problems: its part is `cov`) against one epoch's training CPU time (steps x (data + step)).
 
+`--variant MODEL:LABEL=JSON` (repeatable) measures an entry with settings merged in, beside the
+entries themselves: a recipe trial's settings, or a throughput setting on and off.
+
 With --profile N, N more steps per model run under torch.profiler and the report adds the
 operators' shares of their CPU time (matrix products, SDPA's kernels, the largest others).
 
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import platform
 import shlex
 import subprocess
@@ -270,7 +274,8 @@ def _time_coverage(family: str, clock: Clock) -> list:
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'model':10} {'thr':>3} {'params':>8} {'steps/cpu-s':>11} {'ex/cpu-s':>9} {'tok/cpu-s':>10} "
+    w = max([10] + [len(r["model"]) for r in rows])  # a variant's label may be longer than an entry's name
+    head = (f"{'model':{w}} {'thr':>3} {'params':>8} {'steps/cpu-s':>11} {'ex/cpu-s':>9} {'tok/cpu-s':>10} "
             f"{'pad%':>5} {'data%':>6} {'fwd%':>6} {'bwd+opt%':>8} {'twin%':>6} {'eval/epoch':>10} "
             f"{'(cov)':>6} {'steps/wall-s':>12}")
     out = [head, "-" * len(head)]
@@ -283,14 +288,14 @@ def table(rows: list[dict]) -> str:
         ev = "" if "eval_s" not in r else f"{100 * r['eval_s'] / epoch:9.1f}%"
         cov = "" if not r.get("cov_s") else f"{100 * r['cov_s'] / r['eval_s']:5.0f}%"
         cpu = r["steps"] * step
-        out.append(f"{r['model']:10} {r['threads']:>3} {r['params']:>8,} {1 / step:11.2f} {r['examples'] / cpu:9.1f} "
+        out.append(f"{r['model']:{w}} {r['threads']:>3} {r['params']:>8,} {1 / step:11.2f} {r['examples'] / cpu:9.1f} "
                    f"{r['real'] / cpu:10.0f} {100 * (1 - r['real'] / r['total']):5.1f} {pct(r['data_per_step'])} "
                    f"{pct(r['forward_per_step'])} {pct(r['backward_per_step']):>8} {twin:>6} {ev:>10} {cov:>6} "
                    f"{1 / r['wall_per_step']:12.2f}")
     out.append("")
     out.append("per step, CPU ms: model data forward backward+opt | epoch batches, one eval CPU s, job setup CPU s")
     for r in rows:
-        out.append(f"  {r['model']:10} {1000 * r['data_per_step']:8.1f} {1000 * r['forward_per_step']:8.1f} "
+        out.append(f"  {r['model']:{w}} {1000 * r['data_per_step']:8.1f} {1000 * r['forward_per_step']:8.1f} "
                    f"{1000 * r['backward_per_step']:8.1f} | {r['epoch_batches']:4d} "
                    f"{r.get('eval_s', float('nan')):8.2f} {r['setup_s']:8.2f}")
     return "\n".join(out)
@@ -332,6 +337,8 @@ def main() -> None:
     ap.add_argument("--twin-batches", type=int, default=8)
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also profile N more steps per model (torch.profiler): the operators' shares of CPU time")
+    ap.add_argument("--variant", action="append", default=[], metavar="MODEL:LABEL=JSON",
+                    help="also measure entry MODEL with JSON merged into it (mappings key by key), reported as LABEL")
     ap.add_argument("--out", default=None, help="also write the report here")
     a = ap.parse_args()
     import logging
@@ -341,10 +348,15 @@ def main() -> None:
     root = Path(a.root or config.get("results_dir", "results"))
     splits = (config.get("statespace") or {}).get("splits", ["train"])
     head = header(a)  # before measuring: the code measured
+    from genplan.planners.solve import merged
+
+    runs = [(name, config["models"][name]) for name in a.models]
+    for v in a.variant:  # MODEL:LABEL=JSON
+        (model, label), over = v.split("=", 1)[0].split(":", 1), json.loads(v.split("=", 1)[1])
+        runs.append((label, merged(config["models"][model], over)))
     rows = []
     for threads in a.threads:
-        for name in a.models:
-            entry = config["models"][name]
+        for name, entry in runs:
             files = training_files(root, a.benchmark, a.domain, entry, splits)
             rows.append(measure(name, entry, files, a.domain, threads, a))
             print(f"measured {name} ({threads} thread(s))", file=sys.stderr, flush=True)

@@ -289,9 +289,9 @@ def test_cpu_bf16_autocasts_the_step_on_a_cpu_and_is_left_out_of_stored_settings
     assert drop_unset_train_keys({"train": {"cpu_bf16": True}})["train"] == {"cpu_bf16": True}
 
 
-@pytest.mark.parametrize("model, key, good, bad", [("plangpt", "cpu_bf16", True, "yes"), ("symt_e", "cpu_bf16", True, 1),
-                                                   ("diffusion", "cpu_bf16", False, None),
-                                                   ("plangpt", "length_window", 20, 0)])
+@pytest.mark.parametrize("model, key, good, bad", [
+    ("plangpt", "cpu_bf16", True, "yes"), ("symt_e", "cpu_bf16", True, 1), ("diffusion", "cpu_bf16", False, None),
+    ("plangpt", "length_window", 20, 0)])
 def test_the_config_schema_takes_the_throughput_settings(model, key, good, bad):
     from pathlib import Path
 
