@@ -201,7 +201,7 @@ def _profile(trainer, batches: list, n: int) -> list[tuple[str, float]]:
 
 def profile_lines(rows: list[dict]) -> list[str]:
     """Per model: the share of matrix products and of SDPA's kernels, then the largest other operators."""
-    out = []
+    out, w = [], max([10] + [len(r["model"]) for r in rows])
     for r in rows:
         if not r.get("profile"):
             continue
@@ -210,7 +210,7 @@ def profile_lines(rows: list[dict]) -> list[str]:
         sdpa = sum(v for k, v in ops.items() if k.startswith("aten::_scaled_dot_product"))
         rest = [(k, v) for k, v in r["profile"] if k not in MATMUL and not k.startswith("aten::_scaled_dot_product")]
         top = ", ".join(f"{k.removeprefix('aten::')} {100 * v:.1f}" for k, v in rest[:6])
-        out.append(f"  {r['model']:10} {r['threads']}t: matrix products (mm, addmm, bmm) {100 * mm:.1f}%, "
+        out.append(f"  {r['model']:{w}} {r['threads']}t: matrix products (mm, addmm, bmm) {100 * mm:.1f}%, "
                    f"SDPA kernels {100 * sdpa:.1f}%; then {top}")
     return out
 

@@ -145,6 +145,12 @@ class Attention(nn.Module):
                 scores = scores.masked_fill(~mask, float("-inf"))
             probs = scores.float().softmax(dim=-1)  # float32 even under autocast (contrastive losses)
             y = self.attn_drop(probs).to(v.dtype) @ v
+        elif q.dtype == torch.bfloat16 and q.device.type == "cpu":
+            # CPU autocast (`train.cpu_bf16`): SDPA in float32, the matrix products around it in bfloat16; torch
+            # 2.13's bfloat16 SDPA took 2.91x float32's CPU time (benchmarks/results/cpu-bf16.txt)
+            with torch.autocast("cpu", enabled=False):
+                y = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask, is_causal=is_causal,
+                                                   dropout_p=self.dropout if self.training else 0.0).to(q.dtype)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal,
                                                dropout_p=self.dropout if self.training else 0.0)
