@@ -311,3 +311,31 @@ def test_fixed_tokens_keep_distinct_rows_through_training_and_a_checkpoint():
 def test_fixed_tokens_must_be_distinct_ids_of_the_vocabulary(bad):
     with pytest.raises(ValueError, match="fixed_tokens"):
         TransformerConfig(vocab_size=V, max_len=8, fixed_tokens=bad)
+
+
+def test_cpu_autocast_runs_attention_in_float32_and_agrees_with_float32(monkeypatch):
+    """`train.cpu_bf16`: under CPU autocast the linear layers run in bfloat16 and SDPA in float32
+    (torch's bfloat16 SDPA is the slower on a CPU: benchmarks/results/cpu-bf16.txt); the logits stay
+    close to float32's and gradients reach every parameter."""
+    import torch.nn.functional as F
+
+    from genplan.nn import transformer
+
+    seen = []
+    real_sdpa = F.scaled_dot_product_attention
+
+    def watched(q, k, v, **kw):
+        seen.append(q.dtype)
+        return real_sdpa(q, k, v, **kw)
+
+    monkeypatch.setattr(transformer.F, "scaled_dot_product_attention", watched)
+    model, x = make(), ids()
+    mask = torch.ones_like(x, dtype=torch.bool)
+    mask[0, -3:] = False
+    ref = model(x, attention_mask=mask).logits
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = model(x, attention_mask=mask).logits
+    assert seen and set(seen) == {torch.float32}
+    assert out.dtype == torch.bfloat16 and torch.allclose(out.float(), ref, atol=0.1)
+    out.float().sum().backward()
+    assert all(p.grad is not None for p in model.parameters() if p.requires_grad and p.dim() > 1)
