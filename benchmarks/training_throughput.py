@@ -329,7 +329,7 @@ def main() -> None:
     ap.add_argument("--root", default=None, help="the pipeline outputs' root (default: the config's results_dir)")
     ap.add_argument("--benchmark", default="paper")
     ap.add_argument("--domain", default="blocks")
-    ap.add_argument("--models", "--families", nargs="+", default=["symt_e", "symt_ed", "plangpt", "diffusion"],
+    ap.add_argument("--models", "--families", nargs="*", default=["symt_e", "symt_ed", "plangpt", "diffusion"],
                     help="model entries of the config")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
