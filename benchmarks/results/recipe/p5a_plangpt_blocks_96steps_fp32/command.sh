@@ -1,6 +1,6 @@
-# Trials s1, s2, s3 of this loop (--out /tmp/bb/s<i>; the files copied into p5a_..._fp32, p5b_..._bf16, p5c_..._bf16_window20):
+# Trials s1, s2, s3 of this loop (--out /tmp/bb/s<i>; s1 is this folder, s2 p5b_..._bf16, s3 p5c_..._bf16_window20):
 # 96 optimiser steps of 256 (24,538 states drawn by goal distance), one epoch, the warm-up of 100 steps not ended.
-# 100 optimiser steps of p4's settings: fp32 / cpu_bf16 / cpu_bf16 + length_window (the training loss after them)
+# one epoch of p4's settings (25,600 examples asked, 24,538 states kept): fp32 / cpu_bf16 / cpu_bf16 + length_window
 cd /work/main
 export OMP_NUM_THREADS=1
 BASE='"object_pool": 24, "network": {"d_model": 128, "n_heads": 4}, "train": {"examples": 25600, "epochs": 1, "batch_size": 256, "lr": 0.002, "warmup_steps": 100, "patience": null, "sample_by": "h", "keep": "last", "track_coverage": false'
