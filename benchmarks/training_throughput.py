@@ -199,9 +199,14 @@ def _profile(trainer, batches: list, n: int) -> list[tuple[str, float]]:
     return sorted(((e.key, e.self_cpu_time_total / total) for e in events), key=lambda kv: -kv[1])
 
 
+def _name_width(rows: list[dict]) -> int:
+    """The model column's width: 10, or a variant's longer label."""
+    return max([10] + [len(r["model"]) for r in rows])
+
+
 def profile_lines(rows: list[dict]) -> list[str]:
     """Per model: the share of matrix products and of SDPA's kernels, then the largest other operators."""
-    out, w = [], max([10] + [len(r["model"]) for r in rows])
+    out, w = [], _name_width(rows)
     for r in rows:
         if not r.get("profile"):
             continue
@@ -274,7 +279,7 @@ def _time_coverage(family: str, clock: Clock) -> list:
 
 
 def table(rows: list[dict]) -> str:
-    w = max([10] + [len(r["model"]) for r in rows])  # a variant's label may be longer than an entry's name
+    w = _name_width(rows)
     head = (f"{'model':{w}} {'thr':>3} {'params':>8} {'steps/cpu-s':>11} {'ex/cpu-s':>9} {'tok/cpu-s':>10} "
             f"{'pad%':>5} {'data%':>6} {'fwd%':>6} {'bwd+opt%':>8} {'twin%':>6} {'eval/epoch':>10} "
             f"{'(cov)':>6} {'steps/wall-s':>12}")
@@ -352,8 +357,9 @@ def main() -> None:
 
     runs = [(name, config["models"][name]) for name in a.models]
     for v in a.variant:  # MODEL:LABEL=JSON
-        (model, label), over = v.split("=", 1)[0].split(":", 1), json.loads(v.split("=", 1)[1])
-        runs.append((label, merged(config["models"][model], over)))
+        spec, over = v.split("=", 1)
+        model, label = spec.split(":", 1)
+        runs.append((label, merged(config["models"][model], json.loads(over))))
     rows = []
     for threads in a.threads:
         for name, entry in runs:
