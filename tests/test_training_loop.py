@@ -238,6 +238,25 @@ def test_a_time_limit_starts_no_epoch_that_would_end_past_it(monkeypatch):
         LoopConfig(time_limit_s=0)
 
 
+def test_keep_last_with_in_epoch_selections_ends_on_the_last_step_when_time_stops_the_run(monkeypatch):
+    """`keep: last` and `select_every`: the time limit stops the run after epoch 2 (step 8), between the
+    selections at steps 3 and 6 and the next; the weights kept are step 8's, not step 6's."""
+    import itertools
+    import types
+
+    from genplan.training import loop
+
+    clock = itertools.count(0.0, 0.5)
+    monkeypatch.setattr(loop, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    model, state = run(LoopConfig(epochs=6, lr=0.05, schedule="constant", select_every=3, keep="last",
+                                  time_limit_s=1.2))
+    assert state.epoch == 2 and state.step == 8
+    assert [s["step"] for s in state.selections] == [3, 6, 8] and state.best_step == 8
+    assert same_weights(state.best_weights, model.state_dict())
+    _, best = run(LoopConfig(epochs=6, lr=0.05, schedule="constant", select_every=3, time_limit_s=1.2))
+    assert [s["step"] for s in best.selections] == [3, 6]  # keep: best adds no selection
+
+
 def test_time_limit_is_a_training_setting_left_out_of_stored_settings_when_unset():
     from genplan.models.settings import TrainSettings, drop_unset_train_keys
 

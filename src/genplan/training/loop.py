@@ -105,8 +105,17 @@ class Trainer:
             self.run_epoch()
             if self.on_epoch is not None:
                 self.on_epoch(self.state.epoch)
+        self._keep_last_step()
         self.state.optimizer = self.optimizer.state_dict()
         return self.state
+
+    def _keep_last_step(self) -> None:
+        """`keep: last` with `select_every`: a run stopped by its time limit or patience between two
+        selections ends on the last step's weights, not the last in-epoch selection's (`end_epoch` makes
+        the final selection only where it knows the epoch is the last: its count or max_steps)."""
+        state = self.state
+        if self.cfg.keep == "last" and state.history and state.last_selected_step != state.step:
+            self.choose(state.history[-1]["train_loss"])
 
     def resume(self) -> None:
         """Continue from the partial state of this job, if there is one (see training.checkpoint)."""
