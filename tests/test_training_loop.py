@@ -284,6 +284,42 @@ def test_the_config_schema_takes_a_time_limit_and_refuses_a_non_positive_one(mod
     assert found and all("time_limit_s" in line for line in found)
 
 
+def test_decay_epochs_cuts_a_longer_cosine_short_and_is_left_out_of_stored_settings_when_unset():
+    """`decay_epochs` (docs/sequence-recipe.md, p7a): 2 epochs of a 4-epoch cosine are the 4-epoch run's
+    first 2, learning rates and losses alike, where a 2-epoch cosine decays sooner."""
+    from genplan.models.settings import TrainSettings, drop_unset_train_keys
+
+    kw = dict(lr=0.05, warmup_steps=2, min_lr=0.005)
+    _, cut = run(LoopConfig(epochs=2, decay_epochs=4, **kw), steps_per_epoch=4)
+    _, full = run(LoopConfig(epochs=4, **kw), steps_per_epoch=4)
+    _, short = run(LoopConfig(epochs=2, **kw), steps_per_epoch=4)
+    assert without_seconds(cut.history) == without_seconds(full.history)[:2]
+    assert short.history[1]["lr"] < cut.history[1]["lr"]
+    assert TrainSettings(decay_epochs=7).loop_config().decay_epochs == 7
+    assert TrainSettings().loop_config().decay_epochs is None
+    assert drop_unset_train_keys({"train": {"decay_epochs": None, "epochs": 2}})["train"] == {"epochs": 2}
+    with pytest.raises(ValueError, match="decay_epochs"):
+        LoopConfig(decay_epochs=0)
+
+
+@pytest.mark.parametrize("model", ["plangpt", "symt_e", "diffusion"])
+def test_the_config_schema_takes_decay_epochs_and_refuses_zero(model):
+    from pathlib import Path
+
+    import yaml
+
+    from genplan import configuration
+
+    root = Path(__file__).resolve().parents[1]
+    schema = root / "workflow/schemas/config.schema.yaml"
+    cfg = yaml.safe_load((root / "workflow/configs/paper-cpu.yaml").read_text())
+    cfg["models"][model]["train"]["decay_epochs"] = 7
+    assert not configuration.problems(cfg, schema)
+    cfg["models"][model]["train"]["decay_epochs"] = 0
+    found = configuration.problems(cfg, schema)
+    assert found and all("decay_epochs" in line for line in found)
+
+
 def test_cpu_bf16_autocasts_the_step_on_a_cpu_and_is_left_out_of_stored_settings_when_unset():
     """`cpu_bf16` (a throughput setting, docs/sequence-recipe.md p5): the loss is computed under bfloat16
     autocast on a CPU, the weights stay float32 and the loss still falls; off, nothing is autocast."""

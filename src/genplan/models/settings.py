@@ -34,6 +34,7 @@ class TrainSettings:
     keep: str = "best"  # best: the weights of the best selection score | last: the last step's (scores still logged)
     time_limit_s: float | None = None  # wall seconds of training: no epoch starts that would end past it
     cpu_bf16: bool = False  # bfloat16 autocast on a CPU too (CUDA always; a throughput setting, not the papers')
+    decay_epochs: int | None = None  # the cosine decays over this many epochs (None: `epochs`); more: cut short
 
     def loop_config(self, **more):
         """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
@@ -42,7 +43,8 @@ class TrainSettings:
         return LoopConfig(epochs=self.epochs, lr=self.lr, schedule="cosine", warmup_steps=self.warmup_steps,
                           min_lr=self.lr / 10, weight_decay=self.weight_decay, grad_clip=self.grad_clip,
                           checkpoint_every=self.checkpoint_every, patience=self.patience, keep=self.keep,
-                          time_limit_s=self.time_limit_s, cpu_bf16=self.cpu_bf16, **more)
+                          time_limit_s=self.time_limit_s, cpu_bf16=self.cpu_bf16, decay_epochs=self.decay_epochs,
+                          **more)
 
     def steps_per_epoch(self, examples: int) -> int:
         return -(-examples // self.batch_size)
@@ -90,11 +92,11 @@ def drop_defaults(d: dict, defaults: dict) -> dict:
 
 
 def drop_unset_train_keys(d: dict) -> dict:
-    """`train.keep: best`, `train.time_limit_s: None` and `train.cpu_bf16: False` (the defaults) left out of
-    the stored settings: checkpoints and resume keys as before the keys existed."""
+    """`train.keep: best`, `train.time_limit_s: None`, `train.cpu_bf16: False` and `train.decay_epochs: None`
+    (the defaults) left out of the stored settings: checkpoints and resume keys as before the keys existed."""
     train = d.get("train") if "train" in d else d
     if isinstance(train, dict):
-        drop_defaults(train, {"keep": "best", "time_limit_s": None, "cpu_bf16": False})
+        drop_defaults(train, {"keep": "best", "time_limit_s": None, "cpu_bf16": False, "decay_epochs": None})
     return d
 
 

@@ -91,7 +91,8 @@ class Trainer:
 
     def _scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
         cfg, spe = self.cfg, self.steps_per_epoch
-        decay = cfg.decay_steps or cfg.max_steps or (cfg.epochs * spe if spe else None)
+        decay = cfg.decay_steps or (cfg.decay_epochs * spe if cfg.decay_epochs and spe else None)
+        decay = decay or cfg.max_steps or (cfg.epochs * spe if spe else None)
         if cfg.schedule == "cosine" and decay is None:
             raise ValueError("the cosine schedule needs decay_steps, max_steps or steps_per_epoch")
         return torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: lr_at(cfg, s, decay) / cfg.lr)

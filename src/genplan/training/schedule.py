@@ -19,7 +19,8 @@ class LoopConfig:
     schedule: str = "cosine"              # "cosine" (warmup, cosine decay to min_lr) or "constant"
     warmup_steps: int = 0
     min_lr: float = 0.0
-    decay_steps: int | None = None        # None: max_steps, else epochs * steps_per_epoch
+    decay_steps: int | None = None        # None: decay_epochs or epochs times steps_per_epoch, or max_steps
+    decay_epochs: int | None = None       # the cosine's length in epochs where it differs from `epochs`
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
     weight_decay: float = 0.0             # on parameters of 2 or more dimensions
@@ -42,6 +43,8 @@ class LoopConfig:
             raise ValueError(f"Unknown value {self.keep=}. Must be best or last")
         if self.epochs < 1 or self.lr <= 0:
             raise ValueError(f"need epochs >= 1 and lr > 0, got {self.epochs=}, {self.lr=}")
+        if self.decay_epochs is not None and self.decay_epochs < 1:
+            raise ValueError(f"need decay_epochs >= 1 or None, got {self.decay_epochs=}")
         if self.time_limit_s is not None and self.time_limit_s <= 0:
             raise ValueError(f"need time_limit_s > 0 or None, got {self.time_limit_s=}")
         self.betas = tuple(self.betas)
