@@ -1,0 +1,7 @@
+(define (problem blocks-4-2-mid)
+(:domain blocks)
+(:objects b d c a )
+(:init (clear a) (clear b) (clear c) (ontable a) (ontable b) (ontable d)
+ (on c d) (handempty))
+(:goal (and (on a b) (on b c) (on c d)))
+)
