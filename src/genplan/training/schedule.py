@@ -19,7 +19,7 @@ class LoopConfig:
     schedule: str = "cosine"              # "cosine" (warmup, cosine decay to min_lr) or "constant"
     warmup_steps: int = 0
     min_lr: float = 0.0
-    decay_steps: int | None = None        # None: decay_epochs or epochs times steps_per_epoch, or max_steps
+    decay_steps: int | None = None        # None: decay_epochs x steps_per_epoch, else max_steps, else epochs x it
     decay_epochs: int | None = None       # the cosine's length in epochs where it differs from `epochs`
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
