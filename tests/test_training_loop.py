@@ -257,38 +257,34 @@ def test_keep_last_with_in_epoch_selections_ends_on_the_last_step_when_time_stop
     assert [s["step"] for s in best.selections] == [3, 6]  # keep: best adds no selection
 
 
-def test_time_limit_is_a_training_setting_left_out_of_stored_settings_when_unset():
+@pytest.mark.parametrize("key, value, default", [("time_limit_s", 300, None), ("cpu_bf16", True, False),
+                                                ("decay_epochs", 7, None)])
+def test_an_added_train_setting_reaches_the_loop_and_is_left_out_of_stored_settings_when_unset(key, value, default):
+    """Settings added after models were trained are stored only where set (checkpoints and resume keys unchanged)."""
     from genplan.models.settings import TrainSettings, drop_unset_train_keys
 
-    assert TrainSettings(time_limit_s=300).loop_config().time_limit_s == 300
-    assert TrainSettings().loop_config().time_limit_s is None
-    assert "time_limit_s" not in drop_unset_train_keys({"train": {"time_limit_s": None, "epochs": 2}})["train"]
-    assert drop_unset_train_keys({"train": {"time_limit_s": 60}})["train"] == {"time_limit_s": 60}
+    assert getattr(TrainSettings(**{key: value}).loop_config(), key) == value
+    assert getattr(TrainSettings().loop_config(), key) == default
+    assert key not in drop_unset_train_keys({"train": {key: default, "epochs": 2}})["train"]
+    assert drop_unset_train_keys({"train": {key: value}})["train"] == {key: value}
 
 
-def test_decay_epochs_cuts_a_longer_cosine_short_and_is_left_out_of_stored_settings_when_unset():
+def test_decay_epochs_cuts_a_longer_cosine_short():
     """`decay_epochs` (docs/sequence-recipe.md, p7a): 2 epochs of a 4-epoch cosine are the 4-epoch run's
     first 2, learning rates and losses alike, where a 2-epoch cosine decays sooner."""
-    from genplan.models.settings import TrainSettings, drop_unset_train_keys
-
     kw = dict(lr=0.05, warmup_steps=2, min_lr=0.005)
     _, cut = run(LoopConfig(epochs=2, decay_epochs=4, **kw), steps_per_epoch=4)
     _, full = run(LoopConfig(epochs=4, **kw), steps_per_epoch=4)
     _, short = run(LoopConfig(epochs=2, **kw), steps_per_epoch=4)
     assert without_seconds(cut.history) == without_seconds(full.history)[:2]
     assert short.history[1]["lr"] < cut.history[1]["lr"]
-    assert TrainSettings(decay_epochs=7).loop_config().decay_epochs == 7
-    assert TrainSettings().loop_config().decay_epochs is None
-    assert drop_unset_train_keys({"train": {"decay_epochs": None, "epochs": 2}})["train"] == {"epochs": 2}
     with pytest.raises(ValueError, match="decay_epochs"):
         LoopConfig(decay_epochs=0)
 
 
-def test_cpu_bf16_autocasts_the_step_on_a_cpu_and_is_left_out_of_stored_settings_when_unset():
+def test_cpu_bf16_autocasts_the_step_on_a_cpu():
     """`cpu_bf16` (a throughput setting, docs/sequence-recipe.md p5): the loss is computed under bfloat16
     autocast on a CPU, the weights stay float32 and the loss still falls; off, nothing is autocast."""
-    from genplan.models.settings import TrainSettings, drop_unset_train_keys
-
     seen = []
 
     def watched(model, batch):
@@ -303,9 +299,6 @@ def test_cpu_bf16_autocasts_the_step_on_a_cpu_and_is_left_out_of_stored_settings
     seen.clear()
     run(LoopConfig(epochs=1, schedule="constant"), loss_fn=watched)
     assert set(seen) == {torch.float32}
-    assert TrainSettings(cpu_bf16=True).loop_config().cpu_bf16 is True
-    assert "cpu_bf16" not in drop_unset_train_keys({"train": {"cpu_bf16": False, "epochs": 2}})["train"]
-    assert drop_unset_train_keys({"train": {"cpu_bf16": True}})["train"] == {"cpu_bf16": True}
 
 
 @pytest.mark.parametrize("model, key, good, bad", [
