@@ -41,7 +41,8 @@ def _results(tmp_path):
     folder = res / "models" / "paper" / "blocks" / "plangpt_ce" / "seed13"
     folder.mkdir(parents=True)
     (folder / "summary.json").write_text(json.dumps({"model": "plangpt_ce", "family": "plangpt", "system": "plangpt",
-                                                      "variant": "ce", "stop": "ce", "parameters": 1000}))
+                                                      "variant": "ce", "stop": "ce", "parameters": 1000,
+                                                      "best_epoch": 5}))  # keep: last
     (folder / "training.csv").write_text(  # lowest loss at epoch 2, best coverage at epoch 4
         "epoch,train_loss,val_loss,val_coverage,lr,seconds\n1,2.0,1.5,0.1000,0.001,1\n2,1.0,0.9,0.2000,0.001,1\n"
         "3,0.8,1.0,0.2000,0.001,1\n4,0.7,1.2,0.6000,0.001,1\n5,0.6,1.3,0.6000,0.001,1\n")
@@ -70,7 +71,8 @@ def test_plangpt_tables_and_figure3_beside_the_published(tmp_path):
     assert {(r["published_split"], r["published_mean"]) for r in t2 if r["domain"] == "depots"} == {
         ("ipc", "86.4"), ("ipc_minus", "95.0")}
     stops = _read(res / "tables" / "plangpt-figure3-stops.csv")
-    assert [(s["ce_epoch"], s["ces_epoch"]) for s in stops] == [("2", "4")]  # the first epoch of the best coverage
+    # the first epoch of the best coverage; the weights kept are the summary's (here the last epoch's)
+    assert [(s["ce_epoch"], s["ces_epoch"], s["kept_epoch"]) for s in stops] == [("2", "4", "5")]
     assert (res / "figures" / "plangpt-figure3.png").stat().st_size > 0
 
 

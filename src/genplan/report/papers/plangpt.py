@@ -123,8 +123,9 @@ def table2_md(rows: list[dict]) -> str:
 
 def training_curves(results: Path) -> list[dict]:
     """Per PlanGPT training run: its log rows (epoch, train_loss, val_loss, val_coverage), the epoch
-    cross-entropy early stopping keeps (lowest validation loss) and the one CES keeps (highest
-    validation coverage, the first of ties)."""
+    cross-entropy early stopping keeps (lowest validation loss), the one CES keeps (highest
+    validation coverage, the first of ties) and the one whose weights the run kept (its summary's
+    `best_epoch`: with `train.keep: last` the last epoch, whatever the two criteria say)."""
     runs = []
     for s in collect.training_summaries(results, ("plangpt",)):
         rows = [r for r in collect.training_log(s) if r.get("val_loss")]
@@ -135,13 +136,14 @@ def training_curves(results: Path) -> list[dict]:
         ces = max(cov, key=lambda r: (float(r["val_coverage"]), -int(r["epoch"]))) if cov else None
         runs.append({"benchmark": s["benchmark"], "domain": s["domain"], "model": s["model"], "seed": s["seed"],
                      "stop": s.get("stop", ""), "rows": rows, "ce_epoch": int(ce["epoch"]),
-                     "ces_epoch": None if ces is None else int(ces["epoch"])})
+                     "ces_epoch": None if ces is None else int(ces["epoch"]),
+                     "kept_epoch": s.get("best_epoch")})
     return runs
 
 
 def figure3(runs: list[dict], stem: Path) -> list[Path]:
     """Validation loss (left) and validation coverage (right) per epoch; black x: CE's stop, red
-    star: CES's, as PlanGPT Figure 3 marks them."""
+    star: CES's, as PlanGPT Figure 3 marks them; a ring: the epoch whose weights the run kept."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -155,6 +157,9 @@ def figure3(runs: list[dict], stem: Path) -> list[Path]:
         line, = ax_l.plot(ep, loss, label=label)
         ce_i = ep.index(run["ce_epoch"])
         ax_l.plot(ep[ce_i], loss[ce_i], "kx", ms=9)
+        if run["kept_epoch"] in ep:  # the weights the run planned with (keep: last may differ from CE's stop)
+            kept_i = ep.index(run["kept_epoch"])
+            ax_l.plot(ep[kept_i], loss[kept_i], "o", mfc="none", color=line.get_color(), ms=10)
         cov = [(int(r["epoch"]), 100 * float(r["val_coverage"])) for r in run["rows"] if r.get("val_coverage")]
         if cov:
             ax_c.plot([e for e, _ in cov], [c for _, c in cov], color=line.get_color(), label=label)
@@ -162,7 +167,8 @@ def figure3(runs: list[dict], stem: Path) -> list[Path]:
             ax_c.plot(run["ces_epoch"], ces, "r*", ms=11)
             if run["ce_epoch"] in dict(cov):
                 ax_c.plot(run["ce_epoch"], dict(cov)[run["ce_epoch"]], "kx", ms=9)
-    ax_l.set(xlabel="epoch", ylabel="validation loss (plan tokens)", title="Cross-entropy (x: CE stop)")
+    ax_l.set(xlabel="epoch", ylabel="validation loss (plan tokens)",
+             title="Cross-entropy (x: CE stop, o: weights kept)")
     ax_c.set(xlabel="epoch", ylabel="validation coverage (%)", title="Coverage (*: CES stop, x: CE stop)")
     ax_c.legend(fontsize=6, loc="best")
     fig.tight_layout()
@@ -184,9 +190,11 @@ def build(results: Path, out_dir: Path, published_path=None) -> list[Path]:
     runs = training_curves(results)
     curve_rows = [{"benchmark": r["benchmark"], "domain": r["domain"], "model": r["model"], "seed": r["seed"],
                    "stop": r["stop"], "epochs": len(r["rows"]), "ce_epoch": r["ce_epoch"],
-                   "ces_epoch": "" if r["ces_epoch"] is None else r["ces_epoch"]} for r in runs]
+                   "ces_epoch": "" if r["ces_epoch"] is None else r["ces_epoch"],
+                   "kept_epoch": "" if r["kept_epoch"] is None else r["kept_epoch"]} for r in runs]
     stops = out_dir / "tables" / f"{NAME}-figure3-stops.csv"
-    tables.write_csv(stops, curve_rows, ["benchmark", "domain", "model", "seed", "stop", "epochs", "ce_epoch", "ces_epoch"])
+    tables.write_csv(stops, curve_rows,
+                     ["benchmark", "domain", "model", "seed", "stop", "epochs", "ce_epoch", "ces_epoch", "kept_epoch"])
     written.append(stops)
     written += figure3(runs, out_dir / "figures" / f"{NAME}-figure3")
     return written + plangpt_table3.build(results, out_dir, pub)
