@@ -13,11 +13,18 @@
 #   PYTHONPATH=/tmp/site:src bash benchmarks/gpu_trials.sh runs/recipe $OUT cuda 300
 # Each trial's folder comes back as OUT/<name>.tar.gz (entry.json, model.ckpt, training.csv, summary.json, logs,
 # the plans and result.txt), with OUT/gpu-trials.log (nvidia-smi, this script's lines, each trial's result).
+# A checkpoint over 15 MiB stays out of the archive (the device tool brings back files of at most 16 MiB): such a
+# trial is planned there with every strategy of its EXTRA line too.
+# ONLY="g4 g5": the papers' network widths on the same data (SymT^ED and diffusion of workflow/configs/paper.yaml,
+# d_model 768, 12 heads and layers), 64 examples a step as the papers, three times their learning rate (SymT^ED's
+# hidden-state weight 0.001, ramped in over 200 steps: at this width L_hid starts near 11,000), the cosine
+# decayed over EP4 epochs of 100 optimiser steps / EP5 of 200 (the time limit may stop them sooner).
 set -u
 DATA=$1; OUT=$2; DEVICE=$3; LIMIT=$4
 PY=${PYTHON:-python3}
 DIV=${DIV:-1}  # examples divided by DIV: a quick run of the script on a CPU
 SEED=${SEED:-13}; ONLY=${ONLY:-g1 g2 g3}  # the training seed; which trials (their names end in _s<SEED> unless 13)
+JOBS=${JOBS:-4}; DEADLINE=${DEADLINE:-0}  # problems planned at once per trial; when the EXTRA strategies stop (s)
 export OMP_NUM_THREADS=2 PYTHONUNBUFFERED=1
 W=$(mktemp -d)
 log=$OUT/gpu-trials.log; [ "$SEED" = 13 ] || log=$OUT/gpu-trials-s$SEED.log
@@ -30,10 +37,21 @@ trial() {  # name model strategy set-json
   echo "$(date -u +%T) start $n: --model $m --set '$set'" >> "$log"
   $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" --model "$m" \
     --domain blocks --set "$set" --strategy "$s" --splits train,interpolation,validation --device "$DEVICE" \
-    --seed "$SEED" --threads 2 --jobs 4 --out "$W/$n" > "$W/$n.out" 2>&1
+    --seed "$SEED" --threads 2 --jobs "$JOBS" --out "$W/$n" > "$W/$n.out" 2>&1
   echo "$(date -u +%T) end $n (rc $?):" >> "$log"; cat "$W/$n.out" >> "$log"
-  tar -C "$W" -czf "$OUT/$n.tar.gz" "$n"
+  local big=(); [ "$(stat -c %s "$W/$n/model.ckpt" 2>/dev/null || echo 0)" -gt 15728640 ] && big=(--exclude model.ckpt)
+  tar -C "$W" "${big[@]}" -czf "$OUT/$n.tar.gz" "$n"
+  grep -q "^training: rc 0" "$W/$n.out" || return 0
+  for x in ${EXTRA[${n%%_*}]:-}; do  # each stopped at DEADLINE seconds after the script's start (0: never)
+    local left=$((DEADLINE > 0 ? DEADLINE - SECONDS : 86400)); [ "$left" -gt 30 ] || break
+    timeout "$left" $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" \
+      --model "$m" --domain blocks --set "$set" --strategy "$x" --splits interpolation,validation,train --evaluate-only \
+      --seed "$SEED" --jobs "$JOBS" --out "$W/$n" > "$W/$n.$x.out" 2>&1
+    echo "$(date -u +%T) $n, $x (rc $?):" >> "$log"; cat "$W/$n.$x.out" >> "$log"
+    tar -C "$W" "${big[@]}" -czf "$OUT/$n.tar.gz" "$n"
+  done
 }
+declare -A EXTRA=([g4]="greedy-reground" [g5]="unmask-T20")
 L=", \"time_limit_s\": $LIMIT"
 trial g1_symted_blocks_gpu symt_ed greedy-applicable "{\"rename\": \"rename-one\", \"object_pool\": 24,
  \"loss_weights\": [1, 1, 0.01], \"network\": {\"d_model\": 64, \"n_heads\": 4, \"d_token\": 16}, \"train\": {\"examples\":
@@ -45,5 +63,13 @@ trial g2_plangpt_blocks_gpu plangpt greedy "{\"object_pool\": 24, \"network\": {
 trial g3_diffusion_blocks_gpu diffusion unmask-T20-applicable "{\"object_pool\": 24, \"network\": {\"positions\":
  \"learned\"}, \"train\": {\"examples\": $((100000 / DIV)), \"epochs\": 16, \"batch_size\": 256, \"lr\": 0.004, \"warmup_steps\": 100,
  \"patience\": null, \"sample_by\": \"h\", \"keep\": \"last\", \"pad_weight\": 0.1$L}}" &
+P='"network": {"d_model": 768, "n_heads": 12, "n_layers": 12'
+T='"batch_size": 64, "lr": 0.0003, "warmup_steps": 100, "patience": null, "sample_by": "h", "keep": "last"'
+trial g4_symted_blocks_paper_width symt_ed greedy-applicable "{\"rename\": \"rename-one\", \"object_pool\": 24,
+ \"loss_weights\": [1, 1, 0.001], $P, \"d_token\": 64}, \"train\": {\"examples\": $((6400 / DIV)), \"epochs\": ${EP4:-15},
+ \"decay_epochs\": ${EP4:-15}, \"contrastive_ramp_steps\": 200, $T$L}}" &
+trial g5_diffusion_blocks_paper_width diffusion unmask-T20-applicable "{\"object_pool\": 24, $P, \"dropout\": 0.1,
+ \"positions\": \"learned\"}, \"train\": {\"examples\": $((12800 / DIV)), \"epochs\": ${EP5:-15},
+ \"decay_epochs\": ${EP5:-15}, $T, \"pad_weight\": 0.1$L}}" &
 wait
 date -u >> "$log"
