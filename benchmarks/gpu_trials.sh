@@ -11,13 +11,16 @@
 # jsonschema, jsonschema-specifications, referencing, rpds-py):
 #   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl &&
 #   PYTHONPATH=/tmp/site:src bash benchmarks/gpu_trials.sh runs/recipe $OUT cuda 300
+# (no --upgrade: with it pddl 0.4.1's data folder, pddl/parser/*.lark, replaces the package and `import pddl.core`
+# fails; a machine still warm from such an install needs a new --target)
 # Each trial's folder comes back as OUT/<name>.tar.gz (entry.json, model.ckpt, training.csv, summary.json, logs,
 # the plans and result.txt), with OUT/gpu-trials.log (nvidia-smi, this script's lines, each trial's result).
 # A checkpoint over 15 MiB stays out of the archive (the device tool brings back files of at most 16 MiB): such a
 # trial is planned there with every strategy of its EXTRA line too.
 # ONLY="g4 g5": the papers' network widths on the same data (SymT^ED and diffusion of workflow/configs/paper.yaml,
 # d_model 768, 12 heads and layers), 64 examples a step as the papers, three times their learning rate (SymT^ED's
-# hidden-state weight 0.001, ramped in over 200 steps: at this width L_hid starts near 11,000), the cosine
+# hidden-state weight 0.001, ramped in over 200 steps: at this width L_hid is hundreds of times L_pred at first,
+# g4_symted_blocks_paper_width/training.csv's first epoch), the cosine
 # decayed over EP4 epochs of 100 optimiser steps / EP5 of 200 (the time limit may stop them sooner).
 set -u
 DATA=$1; OUT=$2; DEVICE=$3; LIMIT=$4
