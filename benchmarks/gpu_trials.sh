@@ -37,21 +37,22 @@ trial() {  # name model strategy set-json
   local n=$1 m=$2 s=$3 set=$4
   case " $ONLY " in *" ${n%%_*} "*) ;; *) return 0;; esac
   [ "$SEED" = 13 ] || n=${n}_s$SEED
+  run() { $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" --model "$m" \
+    --domain blocks --set "$set" --seed "$SEED" --jobs "$JOBS" --out "$W/$n" "$@"; }
+  local big=()
+  pack() {  # the trial's folder into OUT, a checkpoint over 15 MiB left out
+    [ "$(stat -c %s "$W/$n/model.ckpt" 2>/dev/null || echo 0)" -gt 15728640 ] && big=(--exclude model.ckpt)
+    tar -C "$W" "${big[@]}" -czf "$OUT/$n.tar.gz" "$n"; }
   echo "$(date -u +%T) start $n: --model $m --set '$set'" >> "$log"
-  $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" --model "$m" \
-    --domain blocks --set "$set" --strategy "$s" --splits train,interpolation,validation --device "$DEVICE" \
-    --seed "$SEED" --threads 2 --jobs "$JOBS" --out "$W/$n" > "$W/$n.out" 2>&1
+  run --strategy "$s" --splits train,interpolation,validation --device "$DEVICE" --threads 2 > "$W/$n.out" 2>&1
   echo "$(date -u +%T) end $n (rc $?):" >> "$log"; cat "$W/$n.out" >> "$log"
-  local big=(); [ "$(stat -c %s "$W/$n/model.ckpt" 2>/dev/null || echo 0)" -gt 15728640 ] && big=(--exclude model.ckpt)
-  tar -C "$W" "${big[@]}" -czf "$OUT/$n.tar.gz" "$n"
+  pack
   grep -q "^training: rc 0" "$W/$n.out" || return 0
   for x in ${EXTRA[${n%%_*}]:-}; do  # each stopped at DEADLINE seconds after the script's start (0: never)
     local left=$((DEADLINE > 0 ? DEADLINE - SECONDS : 86400)); [ "$left" -gt 30 ] || break
-    timeout "$left" $PY benchmarks/recipe_trial.py "$n" --config workflow/configs/paper-cpu.yaml --results "$DATA" \
-      --model "$m" --domain blocks --set "$set" --strategy "$x" --splits interpolation,validation,train --evaluate-only \
-      --seed "$SEED" --jobs "$JOBS" --out "$W/$n" > "$W/$n.$x.out" 2>&1
+    PY="timeout $left $PY" run --strategy "$x" --splits interpolation,validation,train --evaluate-only > "$W/$n.$x.out" 2>&1
     echo "$(date -u +%T) $n, $x (rc $?):" >> "$log"; cat "$W/$n.$x.out" >> "$log"
-    tar -C "$W" "${big[@]}" -czf "$OUT/$n.tar.gz" "$n"
+    pack
   done
 }
 declare -A EXTRA=([g4]="greedy-reground" [g5]="unmask-T20")

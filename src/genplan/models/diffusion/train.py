@@ -158,7 +158,7 @@ def _losses(model: DiffusionModel, dev, ramp: WeightRamp | None = None):
         ramped = ramp is not None and ramp.steps > 0
         w = ramp.weights_now() if ramped else tr.symmetry_weights
         loss = sym.combine((l1 + l2) / 2, att, hid, w)
-        extra = {"l_pred": float((l1 + l2).detach() / 2), "l_att": float(att.detach()), "l_hid": float(hid.detach())}
+        extra = {"l_pred": (l1 + l2).item() / 2, "l_att": att.item(), "l_hid": hid.item()}  # as SymT's loss
         if ramped:
             extra.update(w_att=float(w[1]), w_hid=float(w[2]))
         return loss, extra
