@@ -224,11 +224,10 @@ def test_config_checks():
 
     with pytest.raises(GenplanError, match="decoder_tokens is a setting of SymT"):
         SymTSettings.from_entry({**good, "network": {"decoder_tokens": "shared"}})
-    # `names`: SymT^ED plans under one naming; h averaged over several renamings is SymT^E's alone
+    # `names`: SymT^ED plans under one naming, or K at once (the renaming ensemble)
     ed = {"family": "symt", "seeds": [1], "strategies": ["greedy"]}
     assert registry.check_models({"m": {**ed, "names": {"order": "random", "seed": 2}}}) == []
-    assert any("samples > 1" in p for p in registry.check_models({"m": {**ed, "names": {"order": "random",
-                                                                                         "samples": 4}}}))
+    assert registry.check_models({"m": {**ed, "names": {"order": "random", "samples": 4}}}) == []
 
 
 # --- end to end ------------------------------------------------------------------------------------
@@ -342,6 +341,37 @@ def test_symt_ed_plans_under_one_random_renaming_of_its_seed(symt, gripper_data)
     task = problem.task
     assert pool == dict(Renaming.identity_order(task.objects, None, model.vocab).forward)
     assert first == again and len({tuple(sorted(m.items())) for m in (pool, first, other)}) == 3
+
+
+@pytest.mark.slow
+def test_symt_ed_decodes_with_a_renaming_ensemble(symt, gripper_data, monkeypatch):  # noqa: F811
+    """`names: {order: random, samples: K}`: each token from the mean of K namings' distributions; one
+    naming K times decodes as that naming alone, with K model calls a token; beams and sampling refuse."""
+    from genplan.models.symt.family import planner
+    from genplan.planners.base import Problem
+    from genplan.planners.strategies import parse
+
+    arch, ckpt = symt
+    if arch != "encoder_decoder":
+        pytest.skip("SymT^ED's decoding")
+    model = registry.load_model(ckpt, expect_domain="gripper")
+    problem = Problem(DOMAIN, gripper_data["files"][2])
+    for strategy in _strategies(arch):
+        single = planner(model, parse(strategy), {}).solve(problem)
+        three = planner(model, parse(strategy), {"names": {"order": "random", "samples": 3, "seed": 1}})
+        attempt = three.solve(problem)
+        assert len(three.ensemble) == 3 and attempt.reason in ("goal", "not_goal", "inapplicable", "token_cap",
+                                                               "malformed")
+        pool = Renaming.identity_order(problem.task.objects, None, model.vocab)
+        monkeypatch.setattr(Renaming, "at_evaluation", classmethod(lambda cls, *a, **k: [pool, pool]))
+        twice = planner(model, parse(strategy), {"names": {"order": "random", "samples": 2}}).solve(problem)
+        monkeypatch.undo()
+        assert (twice.plan, twice.reason) == (single.plan, single.reason), strategy
+        assert twice.model_calls == 2 * single.model_calls and twice.tokens_generated == single.tokens_generated
+    from genplan.planners.autoregressive import SequencePlanner
+
+    with pytest.raises(GenplanError, match="renaming ensemble"):  # one hypothesis a step only
+        SequencePlanner(model, parse("topp0.9x2"), names={"order": "random", "samples": 2})
 
 
 @pytest.mark.slow

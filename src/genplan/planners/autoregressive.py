@@ -25,10 +25,12 @@ SymT):
 
 Objects are mapped to the model's pool tokens deterministically (sorted, in pool order) at
 evaluation, or, with SymT^ED's planning setting `names: {order: random, seed: S}`, by one random
-renaming a problem drawn from S. Every plan goes back through the inverse map and is simulated with
-pymimir for the attempt's reason (`goal`, `not_goal`, `inapplicable`, `token_cap`, `malformed`); VAL has
-the final word (genplan.planners.solve). Generation reuses the network's key/value cache: one model
-call per generated token and beam step.
+renaming a problem drawn from S; with `samples: K` (K > 1) the greedy strategies decode with K
+renamings at once, each token chosen from the mean of their distributions
+(genplan.planners.renaming_ensemble; not in the papers). Every plan goes back through the inverse
+map and is simulated with pymimir for the attempt's reason (`goal`, `not_goal`, `inapplicable`,
+`token_cap`, `malformed`); VAL has the final word (genplan.planners.solve). Generation reuses the
+network's key/value cache: one model call per generated token and beam step (and naming).
 
 A model other than PlanGPT may bring its own input and network calls: `prompt(state, goal,
 statics, renaming)` (a list whose length is the decoder's tokens so far), `start(prompt, device)
@@ -44,9 +46,11 @@ import torch
 
 from genplan.errors import GenplanError
 from genplan.planners.base import Attempt
+from genplan.planners.renaming_ensemble import EnsemblePrompt, RenamingEnsemble
 from genplan.tokens.sequences import decode_plan, encode_action, encode_plan, encode_problem
 
 KINDS = ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp")
+ENSEMBLE_KINDS = ("greedy", "greedy-applicable", "greedy-reground")  # one hypothesis: decodable by K namings
 
 
 def _reorder(past, index):
@@ -64,6 +68,10 @@ class SequencePlanner:
         self.max_tokens = int((settings or {}).get("max_tokens", model.settings.max_tokens))
         self.seed = int((settings or {}).get("sample_seed", 0))
         self.names = names  # SymT^ED's planning key `names` (genplan.tokens.renaming.Renaming.at_evaluation)
+        if (names or {}).get("samples", 1) > 1 and self.kind not in ENSEMBLE_KINDS:
+            raise GenplanError(f"strategy {self.strategy!r} cannot decode with a renaming ensemble (names: "
+                               f"samples > 1); the strategies that can: {list(ENSEMBLE_KINDS)}")
+        self.ensemble: RenamingEnsemble | None = None
         self.calls = 0
         self.tokens = 0
 
@@ -80,12 +88,20 @@ class SequencePlanner:
     def _prompt(self, state, goal, statics) -> list[int]:
         """The model's input for a problem state: PlanGPT's token prompt, or the model's own
         `prompt(state, goal, statics, renaming)` (SymT^ED: the atom set and `<action>`)."""
+        if self.ensemble is not None:
+            return EnsemblePrompt([self._prompt_named(state, goal, statics, r) for r in self.ensemble.renamings])
+        return self._prompt_named(state, goal, statics, self.renaming)
+
+    def _prompt_named(self, state, goal, statics, renaming) -> list[int]:
         own = getattr(self.model, "prompt", None)
         if own is not None:
-            return own(state, goal, statics, self.renaming)
-        return encode_problem(state, goal, self.renaming, self.model.vocab, order="canonical", statics=statics)
+            return own(state, goal, statics, renaming)
+        return encode_problem(state, goal, renaming, self.model.vocab, order="canonical", statics=statics)
 
     def _start(self, prompt: list[int]):
+        if isinstance(prompt, EnsemblePrompt):  # every member reads its own naming; one distribution back
+            starts = [self._start(p) for p in prompt.members]
+            return self.ensemble.combine([lg for lg, _ in starts]), [past for _, past in starts]
         if hasattr(self.model, "start"):  # a model with its own network calls (SymT^ED: encoder, then decoder)
             self.calls += 1
             return self.model.start(prompt, self._device)
@@ -95,6 +111,12 @@ class SequencePlanner:
         return out.logits[:, -1, :].float(), out.past
 
     def _next(self, tokens: list[int], past):
+        if self.ensemble is not None:  # the reference naming's tokens, fed to each member in its own
+            steps = [self._next_one(self.ensemble.member_tokens(k, tokens), p) for k, p in enumerate(past)]
+            return self.ensemble.combine([lg for lg, _ in steps]), [p for _, p in steps]
+        return self._next_one(tokens, past)
+
+    def _next_one(self, tokens: list[int], past):
         if hasattr(self.model, "step"):
             self.calls += 1
             return self.model.step(tokens, past, self._device)
@@ -115,11 +137,12 @@ class SequencePlanner:
         self.calls = self.tokens = 0
         task, vocab = problem.task, self.model.vocab
         try:
-            renaming, = Renaming.at_evaluation(task.objects, object_types(self.model.domain_info, task), vocab,
+            renamings = Renaming.at_evaluation(task.objects, object_types(self.model.domain_info, task), vocab,
                                                self.names, per_type=self.model.settings.per_type)
         except GenplanError as exc:
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
-        self.renaming = renaming
+        self.renaming = renaming = renamings[0]  # the reference naming: plans are read back through it
+        self.ensemble = RenamingEnsemble(renamings, vocab) if len(renamings) > 1 else None
         prompt = self._prompt(task.init, task.goal, task.statics)
         if len(prompt) >= self._context:
             return Attempt([], "refused", time.perf_counter() - start, counters={

@@ -13,7 +13,7 @@
       seeds: [13]
       strategies: [greedy, greedy-applicable, greedy-reground]   # SymT^E: [heuristic-greedy, gbfs]
       search: {max_expansions: 100000, time_limit: 60}          # SymT^E's gbfs: limits per problem
-      names: {order: random, samples: 4, seed: 0}   # SymT^E: h averaged over random renamings (default: pool order)
+      names: {order: random, samples: 4, seed: 0}   # SymT^E h, SymT^ED tokens: K renamings (default: pool order)
 
 System names as published_results.csv: `symt_e` (encoder) and `symt_ed` (encoder_decoder); the
 variant says how it was trained (contrastive | att_only | hid_only | no_contrastive).
@@ -30,7 +30,8 @@ names rename-one's fixed copy X trains on); `names: {order: random, samples: K, 
 paper) names them at random instead, K renamings drawn per problem from seed S, h the mean of the
 K estimates (docs/sequence-recipe.md: the pool-order names are memorised). SymT^ED reads
 `names: {order: random, seed: S}` too: its decoding plans under one random renaming a problem
-(genplan.planners.autoregressive).
+(genplan.planners.autoregressive), or with `samples: K` under K at once, each token chosen from the
+mean of their next-token distributions (genplan.planners.renaming_ensemble; not in the paper either).
 """
 
 from __future__ import annotations
@@ -73,8 +74,6 @@ def check(name: str, settings: dict) -> list[str]:
     if settings.get("rename") in ("random", "sorted") and list(weights[1:]) != [0, 0]:
         problems.append(f"rename: {settings['rename']} has no renamed pairs for the contrastive losses: set "
                         "loss_weights [w1, 0, 0]")
-    if (settings.get("names") or {}).get("samples", 1) != 1 and arch != "encoder":
-        problems.append("names: samples > 1 (h averaged over renamings) is SymT^E's; SymT^ED plans under one naming")
     return problems
 
 
@@ -120,4 +119,4 @@ def planner(model, strategy, settings: dict):
     from genplan.planners.autoregressive import SequencePlanner
 
     settings = settings or {}
-    return SequencePlanner(model, strategy, settings.get("generate"), names=settings.get("names"))  # names: samples 1
+    return SequencePlanner(model, strategy, settings.get("generate"), names=settings.get("names"))
