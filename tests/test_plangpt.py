@@ -265,3 +265,23 @@ def test_length_grouped_batches_hold_the_same_examples_with_less_padding():
     assert length_grouped(order, lengths, 32, 5, lambda n: list(range(n))) != grouped
     assert "length_window" not in PlanGPTSettings.from_entry({}).to_dict()["train"]
     assert PlanGPTSettings.from_entry({"train": {"length_window": 20}}).to_dict()["train"]["length_window"] == 20
+
+
+@pytest.mark.slow
+def test_plangpt_plans_under_named_renamings_and_a_renaming_ensemble(plangpt, gripper_data, monkeypatch):  # noqa: F811
+    """`names` (planning only): one random renaming, or K at once for the greedy strategies; one naming
+    twice decodes as that naming alone, with two model calls a token."""
+    from genplan.tokens.renaming import Renaming
+
+    model = registry.load_model(plangpt)
+    problem = Problem(DOMAIN, gripper_data["files"][2])
+    single = registry.planner(model, "greedy", {}).solve(problem)
+    pool = Renaming.identity_order(problem.task.objects, None, model.vocab)
+    monkeypatch.setattr(Renaming, "at_evaluation", classmethod(lambda cls, *a, **k: [pool, pool]))
+    twice = registry.planner(model, "greedy", {"names": {"order": "random", "samples": 2}}).solve(problem)
+    monkeypatch.undo()
+    assert (twice.plan, twice.reason) == (single.plan, single.reason) and single.reason == "goal"
+    assert twice.model_calls == 2 * single.model_calls
+    entry = {"family": "plangpt", "seeds": [1], "names": {"order": "random", "samples": 4}}
+    assert registry.check_models({"m": {**entry, "strategies": ["greedy", "greedy-reground"]}}) == []
+    assert any("renaming ensemble" in p for p in registry.check_models({"m": {**entry, "strategies": ["topp0.9x3"]}}))

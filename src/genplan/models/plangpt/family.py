@@ -12,11 +12,16 @@
       train: {epochs: 20, batch_size: 16, lr: 0.0003, stop: ce, patience: 5, examples: 2000}
       seeds: [13]
       strategies: [greedy, greedy-applicable, greedy-reground]
+      names: {order: random, samples: 16, seed: 0}   # planning only (default: pool order)
+
+`names` (not in the papers) names the objects at planning as SymT^ED does
+(genplan.planners.autoregressive): one random renaming a problem drawn from `seed`, or with `samples: K`
+a renaming ensemble of K (genplan.planners.renaming_ensemble), for the greedy strategies only.
 """
 
 from __future__ import annotations
 
-PLANNING_KEYS = ("generate",)  # keys of a model entry that only plan with the model, never train it
+PLANNING_KEYS = ("generate", "names")  # keys of a model entry that only plan with the model, never train it
 
 
 def identity(settings: dict) -> tuple[str, str]:
@@ -30,9 +35,21 @@ def size_entry(summary: dict) -> tuple[str, str, str]:
 
 
 def check(name: str, settings: dict) -> list[str]:
+    from genplan.planners.autoregressive import ENSEMBLE_KINDS
+    from genplan.planners.strategies import parse
     from genplan.tokens.renaming import pool_setting_problems
 
-    return pool_setting_problems(settings)
+    problems = pool_setting_problems(settings)
+    if (settings.get("names") or {}).get("samples", 1) > 1:
+        for s in settings.get("strategies", []):
+            try:
+                kind = parse(s).kind
+            except ValueError:
+                continue  # the registry names it
+            if kind not in ENSEMBLE_KINDS:
+                problems.append(f"strategy {s!r} cannot decode with a renaming ensemble (names: samples > 1); the "
+                                f"strategies that can: {list(ENSEMBLE_KINDS)}")
+    return problems
 
 
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
@@ -52,4 +69,4 @@ def load(envelope: dict, path):
 def planner(model, strategy, settings: dict):
     from genplan.planners.autoregressive import SequencePlanner
 
-    return SequencePlanner(model, strategy, (settings or {}).get("generate"))
+    return SequencePlanner(model, strategy, (settings or {}).get("generate"), names=(settings or {}).get("names"))
