@@ -108,6 +108,17 @@ def _check_bounds(strategy: Strategy) -> None:
                              f"{top:g} (genplan.planners.strategies.MAXIMA)")
 
 
+def kinds_of(names) -> list[tuple[str, str]]:
+    """(name, kind) of each name that parses; the others left out (the registry names them)."""
+    out = []
+    for name in names:
+        try:
+            out.append((name, parse(name).kind))
+        except ValueError:
+            continue
+    return out
+
+
 def forms(kinds) -> list[str]:
     """The example names (`EXAMPLES`) of the given kinds: a family's own strategy forms."""
     return [name for name in EXAMPLES if parse(name).kind in kinds]

@@ -36,16 +36,12 @@ def size_entry(summary: dict) -> tuple[str, str, str]:
 
 def check(name: str, settings: dict) -> list[str]:
     from genplan.planners.autoregressive import ENSEMBLE_KINDS
-    from genplan.planners.strategies import parse
+    from genplan.planners.strategies import kinds_of
     from genplan.tokens.renaming import pool_setting_problems
 
     problems = pool_setting_problems(settings)
     if (settings.get("names") or {}).get("samples", 1) > 1:
-        for s in settings.get("strategies", []):
-            try:
-                kind = parse(s).kind
-            except ValueError:
-                continue  # the registry names it
+        for s, kind in kinds_of(settings.get("strategies", [])):
             if kind not in ENSEMBLE_KINDS:
                 problems.append(f"strategy {s!r} cannot decode with a renaming ensemble (names: samples > 1); the "
                                 f"strategies that can: {list(ENSEMBLE_KINDS)}")

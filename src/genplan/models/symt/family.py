@@ -56,18 +56,13 @@ def size_entry(summary: dict) -> tuple[str, str, str]:
 
 
 def check(name: str, settings: dict) -> list[str]:
-    from genplan.planners.strategies import parse
-
+    from genplan.planners.strategies import kinds_of
     from genplan.tokens.renaming import pool_setting_problems
 
     problems = pool_setting_problems(settings)
     arch = settings.get("architecture", "encoder_decoder")
     offered = ENCODER_KINDS if arch == "encoder" else DECODER_KINDS
-    for s in settings.get("strategies", []):
-        try:
-            kind = parse(s).kind
-        except ValueError:
-            continue  # the registry names it
+    for s, kind in kinds_of(settings.get("strategies", [])):
         if kind not in offered:
             problems.append(f"strategy {s!r} is not one of architecture {arch}'s kinds {list(offered)}")
     weights = settings.get("loss_weights", [1, 1, 1])
