@@ -356,15 +356,18 @@ def test_symt_ed_decodes_with_a_renaming_ensemble(symt, gripper_data, monkeypatc
         pytest.skip("SymT^ED's decoding")
     model = registry.load_model(ckpt, expect_domain="gripper")
     problem = Problem(DOMAIN, gripper_data["files"][2])
+    cap = {"max_tokens": 30}  # the 2-ball plan is 18 tokens; random names may run on, not for long
     for strategy in _strategies(arch):
-        single = planner(model, parse(strategy), {}).solve(problem)
-        three = planner(model, parse(strategy), {"names": {"order": "random", "samples": 3, "seed": 1}})
+        single = planner(model, parse(strategy), {"generate": cap}).solve(problem)
+        three = planner(model, parse(strategy), {"generate": cap,
+                                                 "names": {"order": "random", "samples": 3, "seed": 1}})
         attempt = three.solve(problem)
         assert len(three.ensemble) == 3 and attempt.reason in ("goal", "not_goal", "inapplicable", "token_cap",
                                                                "malformed")
         pool = Renaming.identity_order(problem.task.objects, None, model.vocab)
         monkeypatch.setattr(Renaming, "at_evaluation", classmethod(lambda cls, *a, **k: [pool, pool]))
-        twice = planner(model, parse(strategy), {"names": {"order": "random", "samples": 2}}).solve(problem)
+        twice = planner(model, parse(strategy), {"generate": cap, "names": {"order": "random", "samples": 2}}).solve(
+            problem)
         monkeypatch.undo()
         assert (twice.plan, twice.reason) == (single.plan, single.reason), strategy
         assert twice.model_calls == 2 * single.model_calls and twice.tokens_generated == single.tokens_generated
