@@ -53,6 +53,15 @@ KINDS = ("greedy", "greedy-applicable", "greedy-reground", "multibeam", "topp")
 ENSEMBLE_KINDS = ("greedy", "greedy-applicable", "greedy-reground")  # one hypothesis: decodable by K namings
 
 
+def ensemble_refusal(strategy: str, kind: str, names: dict | None) -> str | None:
+    """Why a strategy cannot plan with the planning key `names` (an ensemble, samples > 1, decodes
+    the greedy kinds only), or None when it can."""
+    if (names or {}).get("samples", 1) > 1 and kind not in ENSEMBLE_KINDS:
+        return (f"strategy {strategy!r} cannot decode with a renaming ensemble (names: samples > 1); the "
+                f"strategies that can: {list(ENSEMBLE_KINDS)}")
+    return None
+
+
 def _reorder(past, index):
     if isinstance(past, torch.Tensor):
         return past.index_select(0, index)
@@ -68,9 +77,9 @@ class SequencePlanner:
         self.max_tokens = int((settings or {}).get("max_tokens", model.settings.max_tokens))
         self.seed = int((settings or {}).get("sample_seed", 0))
         self.names = names  # SymT^ED's planning key `names` (genplan.tokens.renaming.Renaming.at_evaluation)
-        if (names or {}).get("samples", 1) > 1 and self.kind not in ENSEMBLE_KINDS:
-            raise GenplanError(f"strategy {self.strategy!r} cannot decode with a renaming ensemble (names: "
-                               f"samples > 1); the strategies that can: {list(ENSEMBLE_KINDS)}")
+        refusal = ensemble_refusal(self.strategy, self.kind, names)
+        if refusal:
+            raise GenplanError(refusal)
         self.ensemble: RenamingEnsemble | None = None
         self.calls = 0
         self.tokens = 0

@@ -35,17 +35,13 @@ def size_entry(summary: dict) -> tuple[str, str, str]:
 
 
 def check(name: str, settings: dict) -> list[str]:
-    from genplan.planners.autoregressive import ENSEMBLE_KINDS
+    from genplan.planners.autoregressive import ensemble_refusal
     from genplan.planners.strategies import kinds_of
     from genplan.tokens.renaming import pool_setting_problems
 
-    problems = pool_setting_problems(settings)
-    if (settings.get("names") or {}).get("samples", 1) > 1:
-        for s, kind in kinds_of(settings.get("strategies", [])):
-            if kind not in ENSEMBLE_KINDS:
-                problems.append(f"strategy {s!r} cannot decode with a renaming ensemble (names: samples > 1); the "
-                                f"strategies that can: {list(ENSEMBLE_KINDS)}")
-    return problems
+    names = settings.get("names")
+    refusals = (ensemble_refusal(s, kind, names) for s, kind in kinds_of(settings.get("strategies", [])))
+    return pool_setting_problems(settings) + [r for r in refusals if r]
 
 
 def train(name: str, settings: dict, domain: str, data: dict, seed: int, out, log_csv=None, summary_json=None,
