@@ -43,13 +43,15 @@ def test_the_combined_distribution_is_the_members_mean_read_in_the_reference_nam
     member0[0, b_ref] = 1.9
     member1 = torch.full((1, len(VOCAB)), -9.0)
     member1[0, VOCAB.id("o0")] = 5.0  # the other member, in its own naming, strongly prefers b (o0 there)
-    combined = ens.combine([member0, member1])
+    combined = ens.combine(torch.cat([member0, member1]))
     assert int(combined.argmax()) == b_ref  # b outvotes a
     p0, p1 = torch.softmax(member0.double(), -1)[0], torch.softmax(member1.double(), -1)[0]
     expected = (p0[b_ref] + p1[VOCAB.id("o0")]) / 2
     assert torch.isclose(combined[0, b_ref].exp().double(), expected, atol=1e-6)
     assert torch.isclose(combined.exp().sum().double(), torch.tensor(1.0, dtype=torch.float64), atol=1e-5)
-    assert ens.member_tokens(1, [VOCAB.id("go"), a_ref, b_ref]) == [VOCAB.id("go"), VOCAB.id("o1"), VOCAB.id("o0")]
+    assert [ens.members_of(t)[1] for t in (VOCAB.id("go"), a_ref, b_ref)] == [VOCAB.id("go"), VOCAB.id("o1"),
+                                                                               VOCAB.id("o0")]
+    assert ens.members_of(a_ref)[0] == a_ref  # the reference member keeps its names
     # one naming twice: the reference's own distribution
-    same = RenamingEnsemble([ref, ref], VOCAB).combine([member0, member0])
+    same = RenamingEnsemble([ref, ref], VOCAB).combine(torch.cat([member0, member0]))
     assert torch.allclose(same, torch.log_softmax(member0, -1), atol=1e-6)

@@ -108,9 +108,9 @@ class SequencePlanner:
         return encode_problem(state, goal, renaming, self.model.vocab, order="canonical", statics=statics)
 
     def _start(self, prompt: list[int]):
-        if isinstance(prompt, EnsemblePrompt):  # every member reads its own naming; one distribution back
-            starts = [self._start(p) for p in prompt.members]
-            return self.ensemble.combine([lg for lg, _ in starts]), [past for _, past in starts]
+        if isinstance(prompt, EnsemblePrompt):  # every member reads its own naming, in one batch of K rows
+            logits, past = self._start_members(prompt.members)
+            return self.ensemble.combine(logits), past
         if hasattr(self.model, "start"):  # a model with its own network calls (SymT^ED: encoder, then decoder)
             self.calls += 1
             return self.model.start(prompt, self._device)
@@ -119,10 +119,24 @@ class SequencePlanner:
         self.calls += 1
         return out.logits[:, -1, :].float(), out.past
 
+    def _start_members(self, members: list[list[int]]):
+        """The ensemble members' first logits [K, V] and their cache, in one batch (the model's `start_many`,
+        or PlanGPT's network on the K prompts). Renamings change names, not lengths, so the members'
+        prompts have one shape. Each member counts as a model call, as if called one by one."""
+        self.calls += len(members)
+        many = getattr(self.model, "start_many", None)
+        if many is not None:
+            return many(members, self._device)
+        with torch.no_grad():
+            out = self.model.net(torch.tensor(members, device=self._device), use_cache=True)
+        return out.logits[:, -1, :].float(), out.past
+
     def _next(self, tokens: list[int], past):
-        if self.ensemble is not None:  # the reference naming's tokens, fed to each member in its own
-            steps = [self._next_one(self.ensemble.member_tokens(k, tokens), p) for k, p in enumerate(past)]
-            return self.ensemble.combine([lg for lg, _ in steps]), [p for _, p in steps]
+        if self.ensemble is not None:  # the reference naming's token, fed to each member in its own
+            (tok,) = tokens
+            logits, past = self._next_one(self.ensemble.members_of(tok), past)
+            self.calls += len(self.ensemble) - 1  # each member counts as a model call
+            return self.ensemble.combine(logits), past
         return self._next_one(tokens, past)
 
     def _next_one(self, tokens: list[int], past):

@@ -9,7 +9,9 @@ Every member decodes the same plan: the token chosen in the reference naming is 
 its own naming. Object tokens are matched through the objects they stand for; the pool tokens that
 stand for no object of the problem are matched in pool order within each pool, so that the map is a
 permutation of the vocabulary and a member's unused names stay unused ones. Action, predicate and
-special tokens are their own. With K = 1 (or K equal renamings) decoding is that of one naming."""
+special tokens are their own. With K = 1 (or K equal renamings) decoding is that of one naming.
+The members run as one batch of K rows (genplan.planners.autoregressive.SequencePlanner), K model
+calls a token in one network call."""
 
 from __future__ import annotations
 
@@ -44,8 +46,8 @@ class EnsemblePrompt(list):
 
 
 class RenamingEnsemble:
-    """Combines the members' next-token logits into the reference naming's (log of their mean
-    probability) and maps a reference token to each member's."""
+    """Combines the members' next-token logits, one batch row a member, into the reference naming's
+    (log of their mean probability) and maps a reference token to each member's."""
 
     def __init__(self, renamings: list[Renaming], vocab: Vocabulary):
         self.renamings = renamings
@@ -55,12 +57,14 @@ class RenamingEnsemble:
     def __len__(self) -> int:
         return len(self.renamings)
 
-    def member_tokens(self, k: int, tokens: list[int]) -> list[int]:
-        return [self.perms[k][t] for t in tokens]
+    def members_of(self, token: int) -> list[int]:
+        """The reference naming's token in every member's naming (member k's id at k)."""
+        return [perm[token] for perm in self.perms]
 
-    def combine(self, logits: list[torch.Tensor]) -> torch.Tensor:
-        """[1, V] logits per member (each in its own naming) -> [1, V] in the reference naming."""
-        if self._index is None or self._index.device != logits[0].device:
-            self._index = torch.tensor(self.perms, device=logits[0].device)
-        probs = torch.stack([torch.softmax(row.double(), dim=-1)[:, self._index[k]] for k, row in enumerate(logits)])
-        return torch.log(probs.mean(0)).float()
+    def combine(self, logits: torch.Tensor) -> torch.Tensor:
+        """The members' logits [K, V] (row k in member k's naming) -> [1, V] in the reference naming: the
+        log of the mean of their probabilities, each read back through its member's permutation."""
+        if self._index is None or self._index.device != logits.device:
+            self._index = torch.tensor(self.perms, device=logits.device)
+        probs = torch.gather(torch.softmax(logits.double(), dim=-1), 1, self._index)
+        return torch.log(probs.mean(0, keepdim=True)).float()

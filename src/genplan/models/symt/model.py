@@ -259,6 +259,17 @@ class SymT:
             out = self.net.decode(torch.tensor([list(prompt)], device=device), memory, mask, use_cache=True)
         return out.logits[:, -1, :].float(), (memory, mask, out.past)
 
+    def start_many(self, prompts: list[_Prompt], device):
+        """`start` for several prompts of one shape in one batch (a renaming ensemble's members: the same
+        atoms under other names, so of one shape): (logits [K, V], one cache of K rows)."""
+        rows = torch.tensor([p.rows for p in prompts], device=device)
+        mask = torch.ones(rows.shape[:2], dtype=torch.bool, device=device)
+        with torch.no_grad():
+            memory = self.net.encode(rows, mask).hidden
+            out = self.net.decode(torch.tensor([list(p) for p in prompts], device=device), memory, mask,
+                                  use_cache=True)
+        return out.logits[:, -1, :].float(), (memory, mask, out.past)
+
     def step(self, tokens: list[int], cache, device):
         """One more token per row of the cache (beam rows included)."""
         memory, mask, past = cache
