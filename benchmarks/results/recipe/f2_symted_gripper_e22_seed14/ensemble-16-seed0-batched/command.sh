@@ -13,7 +13,7 @@ for s in greedy-reground greedy-applicable; do
 done
 # extrapolation, regrounding only (the same with --out /tmp/s53/f2b --splits extrapolation --strategy greedy-reground)
 # then their CSVs, plans and logs copied here, and timing.txt written by:
-python3 - > timing.txt <<'PY'
+python3 - > benchmarks/results/recipe/f2_symted_gripper_e22_seed14/ensemble-16-seed0-batched/timing.txt <<'PY'
 import csv
 base = "benchmarks/results/recipe/f2_symted_gripper_e22_seed14/"
 print("split strategy: planning seconds summed over the split's problems, one call a member (ensemble-16-seed0/) | one batch (this folder); identical plans and model_calls")
