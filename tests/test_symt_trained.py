@@ -54,7 +54,8 @@ def symt(request, gripper_data, tmp_path_factory):  # noqa: F811
     arch = request.param
     out = tmp_path_factory.mktemp(arch) / "model.ckpt"
     table = _statespaces(gripper_data, BALLS[arch])
-    val = write_split(out.with_name("validation.json.gz"), [trajectory_record(gripper_data["files"][n]) for n in BALLS[arch]])
+    val = write_split(out.with_name("validation.json.gz"),
+                      [trajectory_record(gripper_data["files"][n]) for n in BALLS[arch]])
     res = run_cli("train", "--model", f"tiny_{arch}", "--settings", json.dumps(MODELS[arch]),
                   "--domain", "gripper", "--train", gripper_data["train"], table,
                   "--validation", val, "--seed", "3", "--out", out,

@@ -114,15 +114,12 @@ class SequencePlanner:
         if hasattr(self.model, "start"):  # a model with its own network calls (SymT^ED: encoder, then decoder)
             self.calls += 1
             return self.model.start(prompt, self._device)
-        with torch.no_grad():
-            out = self.model.net(torch.tensor([prompt], device=self._device), use_cache=True)
-        self.calls += 1
-        return out.logits[:, -1, :].float(), out.past
+        return self._start_members([prompt])
 
     def _start_members(self, members: list[list[int]]):
-        """The ensemble members' first logits [K, V] and their cache, in one batch (the model's `start_many`,
-        or PlanGPT's network on the K prompts). Renamings change names, not lengths, so the members'
-        prompts have one shape. Each member counts as a model call, as if called one by one."""
+        """The first logits [K, V] and the cache of K prompts of one shape, in one batch (the model's
+        `start_many`, or PlanGPT's network on the K prompts): one prompt, or a renaming ensemble's members
+        (renamings change names, not lengths). Each prompt counts as a model call."""
         self.calls += len(members)
         many = getattr(self.model, "start_many", None)
         if many is not None:

@@ -252,16 +252,11 @@ class SymT:
 
     def start(self, prompt: _Prompt, device):
         """(logits of the next token [1, V], cache) after the decoder read `prompt`."""
-        rows = torch.tensor([prompt.rows], device=device)
-        mask = torch.ones(rows.shape[:2], dtype=torch.bool, device=device)
-        with torch.no_grad():
-            memory = self.net.encode(rows, mask).hidden
-            out = self.net.decode(torch.tensor([list(prompt)], device=device), memory, mask, use_cache=True)
-        return out.logits[:, -1, :].float(), (memory, mask, out.past)
+        return self.start_many([prompt], device)
 
     def start_many(self, prompts: list[_Prompt], device):
-        """`start` for several prompts of one shape in one batch (a renaming ensemble's members: the same
-        atoms under other names, so of one shape): (logits [K, V], one cache of K rows)."""
+        """(logits [K, V], one cache of K rows) after the decoder read K prompts of one shape in one batch
+        (one prompt, or a renaming ensemble's members: the same atoms under other names)."""
         rows = torch.tensor([p.rows for p in prompts], device=device)
         mask = torch.ones(rows.shape[:2], dtype=torch.bool, device=device)
         with torch.no_grad():
