@@ -31,7 +31,7 @@ rule train_model:
     shell:
         "genplan train --model {wildcards.model} --settings {params.settings:q} --domain {wildcards.domain} "
         "--train {input.train:q} --validation {input.validation:q} --seed {wildcards.seed} --threads {threads} "
-        "--device {params.device} --out {output.ckpt:q} --log {output.history:q} --summary {output.summary:q} 2> {log:q}"
+        "--device {params.device} --gpus {resources.gpu} --out {output.ckpt:q} --log {output.history:q} --summary {output.summary:q} 2> {log:q}"
 
 
 use rule train_model as train_model_cpu with:

@@ -1,8 +1,8 @@
 """The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these),
 each declared as a `Command` in the module of what it does: the problems (`cli.problems`), Fast
 Downward's plans (`cli.plans`), the data made from them (`cli.data`), training (`cli.train`),
-planning with a trained model (`cli.solve`), the Plansformer baseline's checkpoint (`cli.plansformer`)
-and the reports (`cli.report`)."""
+planning with a trained model (`cli.solve`), the Plansformer baseline's checkpoint (`cli.plansformer`),
+the reports (`cli.report`) and the cluster's checks and cost (`cli.cluster`)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import argparse
 import logging
 import sys
 
-from genplan.cli import data, plans, plansformer, problems, report, solve, train
+from genplan.cli import cluster, data, plans, plansformer, problems, report, solve, train
 from genplan.errors import GenplanError
 
 DESCRIPTION = "The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these)."
 COMMANDS = (*problems.COMMANDS, *plans.COMMANDS, *data.COMMANDS, *train.COMMANDS, *solve.COMMANDS,
-            *plansformer.COMMANDS, *report.COMMANDS)
+            *plansformer.COMMANDS, *report.COMMANDS, *cluster.COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:

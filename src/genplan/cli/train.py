@@ -11,7 +11,7 @@ log = logging.getLogger("genplan")
 
 
 def cmd_train(a) -> int:
-    from genplan import registry
+    from genplan import devices, registry
     from genplan.configuration import check_value
 
     settings = dict(a.settings)
@@ -22,9 +22,12 @@ def cmd_train(a) -> int:
     check_value(settings, ("$defs", "model"), f"--settings of model {a.model!r}")
     registry.validate_models({a.model: settings})
     fam = registry.family(settings["family"])
+    device = devices.resolve(a.device, a.gpus)  # before any data is read: a GPU job without one stops here
+    log.info("%s %s seed %d: training on %s (asked: --device %s, %d GPU(s)); %s", a.model, a.domain, a.seed, device,
+             a.device, a.gpus, devices.report().line())
     data = {"train": a.train, "validation": a.validation}
     summary = fam.impl.train(a.model, settings, a.domain, data, a.seed, a.out, a.log, a.summary,
-                             threads=a.threads, device=a.device)
+                             threads=a.threads, device=device)
     log.info("trained %s for %s (seed %d) in %.1f s: %s", a.model, a.domain, a.seed, summary["job_time_s"], a.out)
     return 0
 
@@ -42,7 +45,10 @@ COMMANDS = (
             "without a validation split, e.g. ipc2023: the families that select on it refuse)"),
         arg("--seed", type=int, required=True),
         arg("--threads", type=int, default=1, help="torch / XGBoost threads (scheduling: not a parameter)"),
-        arg("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: CUDA when present"),
+        arg("--device", choices=["auto", "cpu", "cuda"], default="auto",
+            help="auto: CUDA when present; inside a SLURM job that was given GPUs (--gpus > 0), CUDA or a refusal "
+            "(genplan.devices); cuda: CUDA or a refusal"),
+        arg("--gpus", type=int, default=0, help="the GPUs the scheduler gave this job (the rule's `gpu` resource)"),
         arg("--out", required=True, help="the checkpoint"),
         arg("--log", default=None, help="training log (CSV)"),
         arg("--summary", default=None, help="summary (JSON)"))),

@@ -1,0 +1,42 @@
+"""Commands for running on a cluster: `genplan doctor` (does this node's GPU run our torch?) and
+`genplan cluster-plan` (what a configuration's run will ask of the cluster, before it is submitted)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from genplan.cli.types import Command, arg
+
+
+def cmd_doctor(a) -> int:
+    from genplan import atomic, devices
+
+    rep = devices.report()
+    print(rep.line())
+    problems = []
+    if rep.torch_cuda is None:
+        problems.append("torch is a CPU-only build: install a CUDA build (GENPLAN_TORCH_INDEX, docs/cluster.md)")
+    if rep.driver_ok is False:
+        problems.append(f"the NVIDIA driver {rep.driver} is older than {rep.min_driver}, which torch's CUDA "
+                        f"{rep.torch_cuda} needs: choose a torch build for this driver (GENPLAN_TORCH_INDEX, "
+                        "docs/cluster.md) or update the driver")
+    if not rep.cuda_available:
+        problems.append("torch sees no CUDA device")
+    if a.out:
+        atomic.write_text(a.out, json.dumps({**rep.to_dict(), "problems": problems}, indent=2) + "\n")
+    if a.require_gpu and problems:
+        print("genplan: error: this node cannot train on a GPU: " + "; ".join(problems), file=sys.stderr)
+        return 1
+    for p in problems:
+        print(f"note: {p}")
+    return 0
+
+
+COMMANDS = (
+    Command("doctor", cmd_doctor, "say whether torch can use this node's GPU (torch's CUDA against the driver)", (
+        arg("--require-gpu", action="store_true",
+            help="exit 1 unless torch sees a CUDA device and the driver runs torch's CUDA (run it on a GPU node: "
+            "srun -p <gpu partition> --gpus 1 genplan doctor --require-gpu)"),
+        arg("--out", default=None, help="also write the findings as JSON here"))),
+)
