@@ -40,7 +40,9 @@ SMOKE = "workflow/configs/smoke.yaml"
 # the smoke configuration with one of its two domains, evaluated on the validation split only, with one
 # GPU-family and one CPU-family model (tests/slurm-smoke.yaml): every stage (problems to the reports, a
 # `train_model` and a `train_model_cpu` job), 22 SLURM jobs, so that the file stays within a few minutes
-SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]"]
+# `--cores 2`: the profiles' group jobs (8 evaluation jobs side by side) fit the one-node cluster of this machine
+SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]", "--cores", "2"]
+EVAL_GROUP, EVAL_GROUP_SIZE = "group_evaluation", 8  # the profiles' `groups` and `group-components`
 # the only keys in which the test profile may differ from the site profile
 NOACCT_KEYS = {"slurm-status-command", "slurm-init-seconds-before-status-checks", "slurm-no-account"}
 GPU_RULES = {"train_model"}  # the CPU-only families train in train_model_cpu, on the cpu partition
@@ -176,9 +178,12 @@ def _report(title: str, lines: list[str]) -> None:
 def test_every_job_ran_as_a_slurm_job(slurm_run):
     repo, text = slurm_run["repo"], slurm_run["log"]
     counts = job_counts(text)
-    expected = sum(n for rule, n in counts.items() if rule != "all")  # `all` is a local rule
+    # `all` is a local rule; the evaluation jobs go to SLURM in groups (issue 55: small jobs packed)
+    expected = sum(n for rule, n in counts.items() if rule not in ("all", "evaluate_model"))
     subs = submissions(text, repo)
-    assert len(subs) == expected, f"{len(subs)} SLURM submissions for {expected} jobs"
+    groups = [s for s in subs if s["rule"] == EVAL_GROUP]
+    assert len(subs) - len(groups) == expected, f"{len(subs) - len(groups)} SLURM submissions for {expected} jobs"
+    assert len(groups) == -(-counts["evaluate_model"] // EVAL_GROUP_SIZE), (len(groups), counts["evaluate_model"])
     queue = squeue_all()
     ids = [s["slurm_id"] for s in subs]
     assert len(set(ids)) == len(ids)
@@ -188,7 +193,8 @@ def test_every_job_ran_as_a_slurm_job(slurm_run):
         assert queue[s["slurm_id"]]["partition"] == ("gpu" if s["rule"] in GPU_RULES else "cpu")
     per_rule = {r: sum(1 for s in subs if s["rule"] == r) for r in sorted({s["rule"] for s in subs})}
     _report("smoke configuration on SLURM", [
-        f"jobs: {len(subs)} SLURM jobs ({per_rule}) + the local rule `all`",
+        f"jobs: {len(subs)} SLURM jobs ({per_rule}; {counts['evaluate_model']} evaluation jobs in {len(groups)} "
+        "group jobs) + the local rule `all`",
         f"SLURM job ids: {', '.join(sorted(ids, key=int))} (all COMPLETED in squeue --states=all)",
         f"wall time: {slurm_run['wall']:.0f} s"])
 

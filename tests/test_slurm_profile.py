@@ -5,6 +5,7 @@ tests/test_slurm.py's."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -50,24 +51,59 @@ def test_site_profile_selects_paper_configuration(tmp_path):
         partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
             assert f"slurm_partition={partition}" in block and f"gpu={gpus}" in block, block
+            if rule in GPU_RULES:  # issue 55: the transition models (17-337 s each) hold no GPU
+                assert "_lstm_" not in block and "_xgb_" not in block, block
+    # evaluation (decoding on CPUs) asks for no GPU
+    for block in text.split("rule evaluate_model:")[1:]:
+        assert "gpu=1" not in block.split("\n\n", 1)[0]
 
 
-def test_retries_grow_the_default_resources_and_the_state_space_runtime():
-    """Issue 27: `retries` says every retry gets x2, x3: the default runtime and mem_mb are expressions of
-    `attempt` (evaluated as Snakemake evaluates a profile's resources), the state-space rule's runtime is `scaled`,
-    and no profile pins a fixed runtime over it."""
+@contextlib.contextmanager
+def _paper_workflow():
+    """The paper configuration's parsed workflow (rules, resources, local rules), through Snakemake's API."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings()) as api:
+        wf = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile", workdir=REPO,
+                          config_settings=ConfigSettings(configfiles=[REPO / "workflow" / "configs" / "paper.yaml"]))
+        yield wf._workflow
+
+
+def test_retries_keep_the_runtime_and_grow_the_memory():
+    """Issue 55: a retry asks for the first attempt's runtime (36 h on a third attempt passed many partitions'
+    limits, and sbatch's refusal ended the job for good), so that retries can succeed; memory still grows.
+    The profiles' defaults (evaluated as Snakemake evaluates a profile's resources) and every rule's own."""
     from snakemake.resources import Resource
 
     for path in ("slurm", TEST_PROFILE):
         profile = _profile(path)
-        for name, base in (("runtime", 60), ("mem_mb", 4000)):
+        assert profile["retries"] >= 3, path
+        for name, grows in (("runtime", False), ("mem_mb", True)):
             res = Resource.from_cli_expression(name, str(profile["default-resources"][name]))
             got = [res.evaluate(wildcards=None, input=None, attempt=a, threads=1, rulename="r", async_run=None).value
                    for a in (1, 2, 3)]
-            assert got == [base, 2 * base, 3 * base], (path, name, got)
+            assert got == ([got[0] * a for a in (1, 2, 3)] if grows else [got[0]] * 3), (path, name, got)
         assert "runtime" not in profile["set-resources"]["statespace_split"], path
-    rule = (REPO / "workflow" / "rules" / "statespaces.smk").read_text()
-    assert "runtime=scaled(STATESPACE_RUNTIME_MIN)" in rule and "STATESPACE_RUNTIME_MIN = 480" in rule
+    with _paper_workflow() as workflow:
+        timed = {r.name: r.resources["runtime"] for r in workflow.rules if "runtime" in r.resources}
+    assert {"plan_split", "statespace_split", "train_model", "train_model_cpu", "evaluate_model"} <= set(timed)
+    for rule, res in timed.items():
+        assert not callable(res.value), f"{rule}: a runtime that depends on the attempt"
+
+
+def test_rules_that_need_the_network_run_where_snakemake_runs():
+    """Issue 55: the imports (a download when `paper_splits` is unset) are local rules, never jobs on a
+    compute node that may have no internet."""
+    with _paper_workflow() as workflow:
+        assert {"import_problems", "import_ipc2023"} <= set(workflow._localrules)
+
+
+def test_profiles_pack_the_evaluation_jobs():
+    for path in ("slurm", TEST_PROFILE):
+        profile = _profile(path)
+        assert "evaluate_model=evaluation" in profile["groups"], path
+        assert any(g.startswith("evaluation=") and int(g.split("=")[1]) >= 2 for g in profile["group-components"])
 
 
 def test_a_link_left_by_a_killed_test_cluster_is_not_kept(tmp_path):

@@ -88,8 +88,11 @@ def planner_mem_mb(wildcards, threads, attempt):
 
 
 def scaled(base):
-    """A cluster resource that grows with the attempt: a job killed for its runtime or memory is
-    retried (the profiles' `retries`) with twice, then three times as much."""
+    """Memory that grows with the attempt: a job killed for its memory is retried (the profiles'
+    `retries`) with twice, then three times as much. Runtimes do not grow (issue 55): a retry asks
+    for the first attempt's runtime, which stays within the partition's limit, and resumes from the
+    killed attempt's partial state (training: every few minutes; planning and evaluation: every
+    finished problem)."""
 
     def resource(wildcards, attempt):
         return base * attempt
@@ -186,9 +189,12 @@ def trains_on_gpu(model):
 
 
 def training_resources(name):
-    """A training job's resource `name`; `gpu` is 1 for the families that train on GPUs."""
+    """A training job's resource `name`; `gpu` is 1 for the families that train on GPUs; the runtime
+    the same on every attempt, the memory growing (`scaled`)."""
     if name == "gpu":
         return lambda wildcards: int(trains_on_gpu(wildcards.model))
+    if name == "runtime_min":
+        return config["training"][name]
     return scaled(config["training"][name])
 
 

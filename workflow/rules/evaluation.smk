@@ -16,7 +16,7 @@ rule evaluate_model:
     threads: config["evaluation"].get("threads", 1)  # problems planned at once, a worker process each
     resources:
         mem_mb=scaled(config["evaluation"]["mem_mb"]),
-        runtime=scaled(config["evaluation"]["runtime_min"]),
+        runtime=config["evaluation"]["runtime_min"],
     log:
         L.log("evaluation", "{benchmark}", "{domain}", "{model}", "seed{seed}", "{split}.{strategy}"),
     benchmark:

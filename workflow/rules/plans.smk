@@ -12,7 +12,7 @@ rule plan_split:
     threads: config["planner"]["threads"]
     resources:
         mem_mb=planner_mem_mb,
-        runtime=scaled(config["planner"]["runtime_min"]),
+        runtime=config["planner"]["runtime_min"],
     log:
         L.log("plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:
@@ -41,7 +41,7 @@ rule anytime_plans:
     threads: config["planner"]["threads"]
     resources:
         mem_mb=planner_mem_mb,
-        runtime=scaled(config["planner"]["runtime_min"]),
+        runtime=config["planner"]["runtime_min"],
     log:
         L.log("anytime-plans", "{benchmark}", "{domain}", "{split}"),
     benchmark:
