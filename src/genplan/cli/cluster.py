@@ -8,6 +8,8 @@ import sys
 
 from genplan.cli.types import Command, arg
 
+GPU_CHECK_DEFAULT = "benchmarks/results/gpu-check-cuda-h100.txt"
+
 
 def cmd_doctor(a) -> int:
     from genplan import atomic, devices
@@ -33,10 +35,33 @@ def cmd_doctor(a) -> int:
     return 0
 
 
+def cmd_cluster_plan(a) -> int:
+    from pathlib import Path
+
+    from genplan import atomic, cluster_plan
+
+    lines = cluster_plan.plan(Path(a.configfile), a.profile, Path(a.gpu_check),
+                              [Path(p) for p in a.jobstats] if a.jobstats else None)
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if a.out:
+        atomic.write_text(a.out, text)
+    return 0
+
+
 COMMANDS = (
     Command("doctor", cmd_doctor, "say whether torch can use this node's GPU (torch's CUDA against the driver)", (
         arg("--require-gpu", action="store_true",
             help="exit 1 unless torch sees a CUDA device and the driver runs torch's CUDA (run it on a GPU node: "
             "srun -p <gpu partition> --gpus 1 genplan doctor --require-gpu)"),
         arg("--out", default=None, help="also write the findings as JSON here"))),
+    Command("cluster-plan", cmd_cluster_plan, "what a configuration's run will ask of the cluster: jobs, GPU- and "
+            "CPU-hours, storage and the longest job, per rule, before anything is submitted", (
+                arg("--configfile", required=True, help="the configuration (e.g. workflow/configs/paper.yaml)"),
+                arg("--profile", default="slurm", help="the Snakemake profile the run will use"),
+                arg("--gpu-check", default=str(GPU_CHECK_DEFAULT),
+                    help="benchmarks/gpu_check.py's table: paper-size training steps/s on a named GPU"),
+                arg("--jobstats", nargs="*", default=None,
+                    help="folders of Snakemake jobstats (CPU rates); default: the committed CPU runs'"),
+                arg("--out", default=None, help="also write the report here"))),
 )
