@@ -321,3 +321,49 @@ def test_the_config_schema_takes_the_added_train_settings_and_refuses_bad_values
     cfg["models"][model]["train"][key] = bad
     found = configuration.problems(cfg, schema)
     assert found and all(key in line for line in found)
+
+
+def test_a_job_killed_inside_an_epoch_resumes_there_and_loses_only_the_steps_since_its_partial_state(tmp_path):
+    """Issue 55: a partial state every `partial_every_steps` steps inside an epoch; a job killed before step 15
+    (of 7 epochs of 4) resumes at step 10, inside epoch 3, and ends with the uninterrupted run's weights,
+    history and best weights. The best weights are written beside the partial state, once per change."""
+    cfg = LoopConfig(epochs=7, lr=0.05, warmup_steps=3, min_lr=0.001, weight_decay=0.1, grad_clip=1.0,
+                     checkpoint_every=100, partial_every_steps=5, partial_every_s=None)
+    job = {"model": "tiny", "seed": 7}
+    straight_model, straight = run(cfg, model=make_model(0.2), steps_per_epoch=4)
+
+    def kill(step):
+        if step == 14:
+            raise KeyboardInterrupt
+
+    partial = tmp_path / "model.ckpt.partial"
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, model=make_model(0.2), steps_per_epoch=4, partial=partial, job=job, before_step=kill)
+    saved = torch.load(partial, weights_only=True)
+    assert (saved["step"], saved["epoch"], saved["mid_epoch"]["batches"]) == (10, 2, 2)
+    assert "best_weights" not in saved
+    assert (tmp_path / "model.ckpt.partial.best").is_file()
+    torch.manual_seed(12345)  # the global generator (dropout) is restored from the partial state
+    model, resumed = run(cfg, model=make_model(0.2), steps_per_epoch=4, partial=partial, job=job)
+    assert resumed.resumed_from_step == 10 and 14 - resumed.resumed_from_step <= cfg.partial_every_steps
+    assert without_seconds(resumed.history) == without_seconds(straight.history)
+    assert same_weights(model.state_dict(), straight_model.state_dict())
+    assert same_weights(resumed.best_weights, straight.best_weights)
+    assert resumed.best_epoch == straight.best_epoch and resumed.step == straight.step == 28
+
+
+def test_a_partial_state_without_its_best_weights_is_set_aside(tmp_path, caplog):
+    cfg = LoopConfig(epochs=4, lr=0.05, checkpoint_every=1, partial_every_s=None)
+    partial = tmp_path / "model.ckpt.partial"
+
+    def stop(epoch):
+        if epoch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, partial=partial, job={"seed": 1}, on_epoch=stop, steps_per_epoch=4)
+    (tmp_path / "model.ckpt.partial.best").unlink()
+    with caplog.at_level(logging.WARNING, logger="genplan"):
+        _, state = run(cfg, partial=partial, job={"seed": 1}, steps_per_epoch=4)
+    assert state.resumed_from == 0 and "has no best weights beside it" in caplog.text
+    assert list(tmp_path.glob("model.ckpt.partial.stale-*"))

@@ -5,7 +5,11 @@ readable with ``torch.load(path, weights_only=True)``) carrying FORMAT, VERSION 
 ``job`` identity. A file that cannot be read, has another format or belongs to another job is
 not an error: it is set aside as ``<name>.stale-<UTC timestamp>`` (a warning says where) and the
 job starts afresh, so no person has to delete it before the job can run again. Only the KEEP_STALE
-newest set-aside states of a file are kept (a warning names each one removed)."""
+newest set-aside states of a file are kept (a warning names each one removed).
+
+The best weights so far live beside it, in ``<partial>.best`` (format BEST_FORMAT, the job and the
+optimiser step of the selection that chose them), written only when they change: a partial state
+written every few minutes does not carry a second copy of the network each time."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ log = logging.getLogger("genplan")
 FORMAT = "genplan-training-partial"
 VERSION = 1
 KEEP_STALE = 3  # set-aside states kept per partial state file, the newest
+BEST_FORMAT = "genplan-training-best"
 
 
 def save_partial(path: str | Path, state: dict, job: dict) -> None:
@@ -81,3 +86,41 @@ def load_partial(path: str | Path | None, job: dict) -> dict | None:
         set_aside(path, "belongs to another job (model, domain, seed, parameters or data differ)")
         return None
     return state
+
+
+def best_path(partial: str | Path) -> Path:
+    return Path(f"{partial}.best")
+
+
+def save_best(partial: str | Path, weights: dict, step: int, job: dict) -> None:
+    """Write the best weights so far (chosen at optimiser step `step`) beside the partial state."""
+    buf = io.BytesIO()
+    torch.save({"format": BEST_FORMAT, "version": VERSION, "job": job, "best_step": step, "weights": weights}, buf)
+    atomic.write_bytes(best_path(partial), buf.getvalue())
+
+
+def load_best(partial: str | Path, step: int, job: dict) -> dict | None:
+    """The best weights of `job` chosen at `step`, from beside the partial state; None (with a warning,
+    the partial state set aside: training starts afresh) where they are missing, corrupt or another's."""
+    path = best_path(partial)
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        saved, why = None, f"has no best weights beside it ({path.name} is missing)"
+    except Exception as exc:  # torch raises several kinds for damaged files
+        saved, why = None, f"has corrupt best weights beside it ({path.name}: {type(exc).__name__})"
+    else:
+        ok = (isinstance(saved, dict) and saved.get("format") == BEST_FORMAT and saved.get("job") == job
+              and saved.get("best_step") == step)
+        why = f"does not match the best weights beside it ({path.name})"
+        saved = saved if ok else None
+    if saved is None:
+        set_aside(Path(partial), why)
+        return None
+    return saved["weights"]
+
+
+def remove(partial: str | Path) -> None:
+    """Remove a finished job's partial state and its best weights."""
+    Path(partial).unlink(missing_ok=True)
+    best_path(partial).unlink(missing_ok=True)

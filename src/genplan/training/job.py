@@ -28,6 +28,7 @@ from pathlib import Path
 
 from genplan import atomic
 from genplan.models import checkpoint
+from genplan.training import checkpoint as partial_state
 from genplan.training.reproducible import deterministic
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -121,7 +122,8 @@ class Job:
     def save(self, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict,
              log: tuple[list[str], Iterable[list]]) -> None:
         """Write the checkpoint envelope (`weights`: a network, saved as its state dict on the CPU, or
-        bytes), the log CSV (header, rows) and the summary JSON; remove the partial state."""
+        bytes), the log CSV (header, rows) and the summary JSON; remove the partial state (and its best
+        weights)."""
         if hasattr(weights, "state_dict"):
             weights = {k: v.cpu() for k, v in weights.state_dict().items()}
         checkpoint.save(self.out, checkpoint.envelope(self.family, identity, weights, config, vocabulary, training,
@@ -130,7 +132,7 @@ class Job:
             write_csv(self.log_csv, *log)
         if self.summary_json:
             atomic.write_text(self.summary_json, json.dumps(summary, indent=2) + "\n")
-        self.partial.unlink(missing_ok=True)
+        partial_state.remove(self.partial)
 
     def save_model(self, model, network: dict, domain_pddl: str, state, summary: dict,
                    log: tuple[list[str], Iterable[list]]) -> None:

@@ -21,15 +21,20 @@ owns the rest:
   counted, logged once and listed (epoch, step, loss, kind, steps, peak) in ``divergence_events``;
 - a history row per epoch (epoch, step, train_loss, score, lr, grad_norm, seconds, metrics);
 - every ``checkpoint_every`` epochs a partial state (``training.checkpoint``: weights, optimizer,
-  scheduler, the loop's and torch's global generators, best weights, history, counters) from
-  which a killed job resumes to the same final weights and history as an uninterrupted one
-  (randomness from Python's or numpy's generators is not saved: draw from the loop's).
+  scheduler, the loop's and torch's global generators, history, counters; the best weights in a
+  file of their own, ``<partial>.best``, written only when they change) from which a killed job
+  resumes to the same final weights and history as an uninterrupted one (randomness from Python's
+  or numpy's generators is not saved: draw from the loop's); inside an epoch too, every
+  ``partial_every_steps`` steps or ``partial_every_s`` seconds, whichever comes first: such a state
+  also holds the loop's generator as the epoch began, the batches taken and the epoch's tally, and a
+  resumed job draws the epoch's batches again from that generator, skips those taken and goes on.
 
 `fit` runs a `Trainer`, whose `TrainState` is what it returns and what a partial state holds."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import time
@@ -40,7 +45,7 @@ import torch
 from torch import nn
 
 from genplan.progress import progress
-from genplan.training.checkpoint import load_partial, save_partial
+from genplan.training.checkpoint import best_path, load_best, load_partial, save_best, save_partial
 from genplan.training.schedule import LoopConfig, lr_at, make_optimizer
 from genplan.training.state import RESUMED, EpochTally, TrainState
 
@@ -88,7 +93,10 @@ class Trainer:
         self.gen = torch.Generator().manual_seed(seed)
         self.sign = 1.0 if cfg.higher_is_better else -1.0
         self.state = TrainState(best_score=-self.sign * math.inf, best_weights=copy_weights(model))
-
+        self._mid_epoch: dict | None = None  # a resumed partial state's place inside its epoch
+        self._epoch_generator = None  # the loop's generator as this epoch's batches began
+        self._saved_at = (time.perf_counter(), 0)  # when and at which step the last partial state was written
+        self._best_saved_step: int | None = None  # the best weights' step in <partial>.best
     def _scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
         cfg, spe = self.cfg, self.steps_per_epoch
         decay = cfg.decay_steps or (cfg.decay_epochs * spe if cfg.decay_epochs and spe else None)
@@ -123,6 +131,13 @@ class Trainer:
         saved = load_partial(self.partial, self.job)
         if saved is None:
             return
+        best = saved.get("best_weights")
+        if best is None:  # kept once, beside the partial state (load_best checks it is this state's)
+            best = load_best(self.partial, saved["best_step"], self.job)
+            if best is None:
+                return
+            self._best_saved_step = saved["best_step"]
+        saved["best_weights"] = best
         self.model.load_state_dict(saved["weights"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.scheduler.load_state_dict(saved["scheduler"])
@@ -132,23 +147,55 @@ class Trainer:
             torch.cuda.set_rng_state_all(saved["cuda_rng"])
         for k in RESUMED:
             setattr(self.state, k, saved[k])
-        self.state.resumed_from = saved["epoch"]
+        self.state.resumed_from, self.state.resumed_from_step = saved["epoch"], saved["step"]
         self.state.best_weights = {k: v.to(self.device) for k, v in self.state.best_weights.items()}
-        log.info("%s: resuming after epoch %d (step %d) from %s", self.desc, saved["epoch"], saved["step"],
-                 self.partial)
+        self._mid_epoch = saved.get("mid_epoch") or None
+        self._saved_at = (time.perf_counter(), saved["step"])
+        where = f"inside epoch {saved['epoch'] + 1}" if self._mid_epoch else f"after epoch {saved['epoch']}"
+        log.info("%s: resuming %s (step %d) from %s", self.desc, where, saved["step"], self.partial)
 
     def run_epoch(self) -> None:
-        start = time.perf_counter()
+        mid, self._mid_epoch = self._mid_epoch, None
+        start = time.perf_counter() - (mid["elapsed"] if mid else 0.0)
         self.model.train()
-        tally = EpochTally(lr=self.optimizer.param_groups[0]["lr"])
-        for batch in self._batches():
+        if mid:  # the epoch's batches drawn again from its generator; those taken before the kill skipped
+            self.gen.set_state(mid["epoch_generator"])
+        self._epoch_generator = self.gen.get_state()
+        batches = iter(self._batches())
+        taken = 0
+        if mid:
+            for _ in range(mid["batches"]):
+                next(batches)
+            taken = mid["batches"]
+            torch.set_rng_state(mid["rng"])  # the global generator as it was when the state was written
+            tally = EpochTally(**mid["tally"])
+        else:
+            tally = EpochTally(lr=self.optimizer.param_groups[0]["lr"])
+        for batch in batches:
+            taken += 1
             if not self.train_step(batch, tally):
+                self._save_inside_epoch(tally, taken, start)
                 continue
             if self.cfg.select_every and self.state.step % self.cfg.select_every == 0:
                 tally.score = self.choose(tally.mean_loss())
             if self._out_of_steps():
                 break
+            self._save_inside_epoch(tally, taken, start)
         self.end_epoch(tally, start)
+
+    def _save_inside_epoch(self, tally: EpochTally, taken: int, start: float) -> None:
+        """A partial state inside the epoch when `partial_every_steps` steps or `partial_every_s` seconds
+        have passed since the last one (never where partial states are off)."""
+        cfg = self.cfg
+        if self.partial is None or not cfg.checkpoint_every:
+            return
+        when, step = self._saved_at
+        due_steps = bool(cfg.partial_every_steps) and self.state.step - step >= cfg.partial_every_steps
+        due_time = bool(cfg.partial_every_s) and time.perf_counter() - when >= cfg.partial_every_s
+        if due_steps or due_time:
+            self.save(mid_epoch={"batches": taken, "epoch_generator": self._epoch_generator,
+                                 "tally": dataclasses.asdict(tally), "elapsed": time.perf_counter() - start,
+                                 "rng": torch.get_rng_state()})
 
     def _batches(self) -> Iterable:
         batches = self.make_batches(self.gen)
@@ -261,13 +308,20 @@ class Trainer:
         if self.partial is not None and due and not self.finished():
             self.save()
 
-    def save(self) -> None:
-        """Write the partial state a killed job resumes from."""
+    def save(self, mid_epoch: dict | None = None) -> None:
+        """Write the partial state a killed job resumes from (`mid_epoch`: its place inside an epoch);
+        the best weights go to `<partial>.best` when they changed since they were last written there."""
+        state = self.state
+        if self._best_saved_step != state.best_step:
+            save_best(self.partial, state.best_weights, state.best_step, self.job)
+            self._best_saved_step = state.best_step
         cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
-        save_partial(self.partial, {**{k: getattr(self.state, k) for k in RESUMED}, "weights": self.model.state_dict(),
+        fields = {k: getattr(state, k) for k in RESUMED if k != "best_weights"}
+        save_partial(self.partial, {**fields, "weights": self.model.state_dict(),
                                     "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
                                     "generator": self.gen.get_state(), "rng": torch.get_rng_state(),
-                                    "cuda_rng": cuda_rng}, self.job)
+                                    "cuda_rng": cuda_rng, "mid_epoch": mid_epoch or {}}, self.job)
+        self._saved_at = (time.perf_counter(), state.step)
 
     def _out_of_steps(self) -> bool:
         return self.cfg.max_steps is not None and self.state.step >= self.cfg.max_steps

@@ -33,6 +33,7 @@ class TrainState:
     last_selected_step: int = -1
     train_time_s: float = 0.0
     resumed_from: int = 0  # the epoch of the partial state resumed; 0 if fresh
+    resumed_from_step: int = 0  # the optimiser step of the partial state resumed (inside an epoch too); 0 if fresh
     optimizer: dict | None = None  # the optimizer's state dict, at the end
 
 
