@@ -32,7 +32,7 @@ def _train(tmp_path, *extra: str, env: dict | None = None) -> subprocess.Complet
 
 
 def test_a_slurm_gpu_job_without_cuda_refuses_before_training(tmp_path):
-    res = _train(tmp_path, "--device", "auto", "--gpus", "1", env={"SLURM_JOB_ID": "4242"})
+    res = _train(tmp_path, "--device", "auto", "--gpus", "1", env={"SLURM_JOB_ID": "4242", "SLURM_JOB_GPUS": "0"})
     assert res.returncode != 0
     errors = [line for line in res.stderr.splitlines() if "error" in line]
     assert len(errors) == 1, res.stderr
@@ -48,9 +48,12 @@ def test_device_cuda_refuses_anywhere_without_cuda(tmp_path):
 
 
 def test_auto_keeps_its_local_meaning(monkeypatch):
-    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    for var in ("SLURM_JOB_ID", *devices.SLURM_GPU_VARS):
+        monkeypatch.delenv(var, raising=False)
     assert devices.resolve("auto", 1) == "cpu"  # a local run: the CPU when there is no CUDA
     monkeypatch.setenv("SLURM_JOB_ID", "7")
+    assert devices.resolve("auto", 1) == "cpu"  # a local run inside an allocation that holds no GPU
+    monkeypatch.setenv("SLURM_GPUS_ON_NODE", "1")
     assert devices.resolve("auto", 0) == "cpu"  # a cluster job that asked for no GPU
     assert devices.resolve("cpu", 1) == "cpu"  # the CPU asked for on purpose
     with pytest.raises(devices.DeviceError, match="asked the scheduler for 2 GPU"):

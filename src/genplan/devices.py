@@ -6,9 +6,10 @@ whether the torch build's CUDA runs on that driver (`genplan doctor` prints the 
 - `cuda`: CUDA or a `DeviceError`;
 - `cpu`: the CPU;
 - `auto`: CUDA when torch sees it. On a job that asked the scheduler for GPUs (`gpus` > 0) inside a
-  SLURM allocation (`SLURM_JOB_ID` set), `auto` means `cuda`: a cluster job that holds a GPU never
-  trains a paper-size model on its few CPU cores without a word. A local run (`snakemake --cores 2`)
-  keeps the old meaning: CUDA when present, else the CPU.
+  SLURM allocation that holds GPUs (`SLURM_JOB_ID` set and one of SLURM_GPU_VARS, which slurmd sets
+  where it allocated GPUs), `auto` means `cuda`: a cluster job that holds a GPU never trains a
+  paper-size model on its few CPU cores without a word. A local run (`snakemake --cores 2`, also
+  inside an allocation without GPUs) keeps the old meaning: CUDA when present, else the CPU.
 
 The driver a CUDA build needs is NVIDIA's "minor version compatibility" minimum of its major
 version (CUDA Toolkit release notes, table "CUDA Toolkit and Minimum Required Driver Version for
@@ -26,6 +27,7 @@ from pathlib import Path
 from genplan.errors import GenplanError
 
 DEVICES = ("auto", "cpu", "cuda")
+SLURM_GPU_VARS = ("SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "SLURM_STEP_GPUS")  # set where SLURM allocated GPUs
 # the oldest Linux driver each CUDA major version runs on (minor version compatibility)
 MIN_DRIVER = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
@@ -108,7 +110,8 @@ def must_use_gpu(requested: str, gpus: int) -> bool:
     """Whether the job may not fall back to the CPU (see the module docstring)."""
     if requested not in DEVICES:
         raise ValueError(f"Unknown value {requested=}. Must be from {list(DEVICES)}")
-    return requested == "cuda" or (requested == "auto" and gpus > 0 and bool(os.environ.get("SLURM_JOB_ID")))
+    holds_gpus = bool(os.environ.get("SLURM_JOB_ID")) and any(os.environ.get(v) for v in SLURM_GPU_VARS)
+    return requested == "cuda" or (requested == "auto" and gpus > 0 and holds_gpus)
 
 
 def resolve(requested: str = "auto", gpus: int = 0) -> str:
