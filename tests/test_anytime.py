@@ -109,7 +109,7 @@ def test_the_stage_runs_only_where_no_optimum_is_proven(tmp_path):
     assert rows[p1]["plan_file"] == "" and rows[p1]["valid"] == ""
     assert (rows[p2]["config"], rows[p2]["status"], rows[p2]["valid"]) == ("lama_anytime", "satisficing", "yes")
     assert (tmp_path / "anytime" / rows[p2]["plan_file"]).is_file()
-    assert sorted(p.name for p in (tmp_path / "anytime").iterdir()) == [f"{p2}.lama_anytime.plan"]
+    assert sorted(p.name for p in (tmp_path / "anytime").iterdir()) == [".genplan-output", f"{p2}.lama_anytime.plan"]
 
 
 def test_the_command_refuses_bad_input_with_one_message(tmp_path):

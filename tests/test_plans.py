@@ -161,7 +161,8 @@ def test_plan_files_plans_loose_problems(tmp_path):
     assert [(r["problem"], r["config"], r["status"], r["plan_length"], r["valid"], r["plan_file"]) for r in table] == [
         ("gripper-n1", "astar_lmcut", "optimal", "3", "yes", "gripper-n1.plan"),
         ("gripper-n2", "astar_lmcut", "optimal", "5", "yes", "gripper-n2.plan")]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["gripper-n1.plan", "gripper-n2.plan", "plans.csv"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".genplan-output", "gripper-n1.plan", "gripper-n2.plan", "plans.csv"]  # the marker: genplan.outputs
     for p in problems:
         assert run_cli("validate", bench / "domain.pddl", p, tmp_path / "out" / f"{p.stem}.plan").returncode == 0
 

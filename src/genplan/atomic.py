@@ -17,6 +17,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from genplan import outputs
+
 log = logging.getLogger("genplan")
 
 
@@ -125,12 +127,18 @@ def output_file(path: str | Path):
 
 
 @contextlib.contextmanager
-def output_dir(path: str | Path):
-    """Yield a temporary directory; it replaces `path` only if the block finishes without error."""
+def output_dir(path: str | Path, owner: str | None = None):
+    """Yield a temporary directory; it replaces `path` only if the block finishes without error.
+    With `owner` (the command's name), `path` must be new, empty or an earlier output of that
+    command (genplan.outputs), and the published folder carries that command's marker."""
     path = Path(path)
+    if owner is not None:
+        outputs.check_out_dir(path, owner)
     tmp = _tmp_sibling(path, directory=True)
     try:
         yield tmp
+        if owner is not None:
+            outputs.claim(tmp, owner)
         if path.exists():
             shutil.rmtree(path)
         _publish(tmp, path, directory=True)

@@ -10,7 +10,7 @@ import argparse
 import logging
 import sys
 
-from genplan.cli import cluster, data, plans, plansformer, problems, report, solve, train
+from genplan.cli import cluster, data, plans, plansformer, problems, report, solve, train, writes
 from genplan.errors import GenplanError
 
 DESCRIPTION = "The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these)."
@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
+        writes.check(args)  # no output may destroy an input (genplan.outputs)
         return args.func(args)
     except GenplanError as exc:
         print(f"genplan: error: {exc}", file=sys.stderr)

@@ -12,7 +12,8 @@ from genplan.cli.types import json_object as _json
 from genplan.errors import GenplanError
 
 THREADS = arg("--threads", type=int, default=1, help="problems planned at once (one Fast Downward run each)")
-OUT_DIR = arg("--out-dir", required=True, help="the plans folder (replaced as a whole)")
+OUT_DIR = arg("--out-dir", required=True, help="the plans folder (replaced as a whole): new, empty, or one this "
+              "command wrote (genplan.outputs)")
 _PLAN_INTERRUPT = ("SIGTERM, SIGINT (Ctrl-C) or SIGHUP ends every running Fast Downward process group, removes the "
                    "run folders (genplan-fd-* in $TMPDIR) and the hidden temporary output folder, writes nothing, "
                    "and exits 128 + the signal's number (143 for SIGTERM, 130 for SIGINT).")

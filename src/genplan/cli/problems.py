@@ -13,7 +13,8 @@ log = logging.getLogger("genplan")
 DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics or visitall")
 GENERATED_DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics, visitall, depots, driverlog, "
                        "floortile, satellite or zenotravel (genplan.domains.GENERATED_DOMAINS)")
-OUT_BENCHMARK = arg("--out", required=True, help="the benchmark folder (written atomically)")
+OUT_BENCHMARK = arg("--out", required=True, help="the benchmark folder (written atomically): new, empty, or "
+                    "one this command wrote (genplan.outputs)")
 
 
 def cmd_generate(a) -> int:

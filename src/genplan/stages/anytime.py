@@ -104,7 +104,7 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
     table: list[dict] = []
     publishing = False
     try:
-        with atomic.output_dir(out_dir) as tmp_dir:
+        with atomic.output_dir(out_dir, owner="plan-anytime") as tmp_dir:
             if todo:
                 with run_pool(threads) as pool:
                     jobs = pool.map(lambda r: (r, run_fast_downward(domain, r["path"], CONFIG, limit, mem)), todo)

@@ -78,7 +78,7 @@ def import_benchmark(domain: str, source: str | Path | None, out_dir: str | Path
     download the pinned release. With `verify`, each local file must match the release checksums."""
     check_domain(domain)
     out_dir = Path(out_dir)
-    with atomic.output_dir(out_dir) as tmp:
+    with atomic.output_dir(out_dir, owner="import") as tmp:
         tmp = Path(tmp)
         if source is None:
             src = download_release(domain, tmp / ".download")

@@ -144,7 +144,7 @@ def import_ipc2023(domain: str, source: str | Path, out_dir: str | Path,
     _check_no_extra(source, domain, sums)
     dom_file, rows = _problems(source, domain, sums)
     bounds = _bounds(source, domain, rows, sums)
-    with atomic.output_dir(out_dir) as tmp:
+    with atomic.output_dir(out_dir, owner="import-ipc2023") as tmp:
         tmp = Path(tmp)
         shutil.copyfile(dom_file, tmp / "domain.pddl")
         for r in rows:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from genplan import atomic
+from genplan import atomic, outputs
 from genplan.errors import GenplanError
 from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward, run_pool
 from genplan.stages.plans import (
@@ -51,7 +51,7 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
         rows.append({"problem": p.stem, "path": p})
     if not rows:
         raise GenplanError("no problem file given")
-    _check_out_dir(out_dir)
+    outputs.check_out_dir(out_dir, "plan-files")
     malformed = parse_problems(rows, domain)
     configs = PLANNERS[planner]
     cfg_time = {"time_limit": time_limit}
@@ -62,7 +62,7 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
         return [run_fast_downward(domain, row["path"], planner, time_limit, memory_limit_mb)]
 
     table: list[dict] = []
-    with atomic.output_dir(out_dir) as tmp_dir:
+    with atomic.output_dir(out_dir, owner="plan-files") as tmp_dir:
         with run_pool(threads) as pool:
             futures = {r["problem"]: pool.submit(plan_one, r) for r in rows if r["problem"] not in malformed}
             for row in rows:
@@ -78,25 +78,6 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
     if malformed:
         raise MalformedProblems(malformed, table, str(out_dir / TABLE_NAME))
     return table
-
-
-def _check_out_dir(out_dir: Path) -> None:
-    """`plan_files` replaces its output folder: only an empty folder or one it wrote before (its
-    table's header) may be replaced, never a folder of other files."""
-    if not out_dir.exists():
-        return
-    if not out_dir.is_dir():
-        raise GenplanError("exists and is not a folder", out_dir)
-    if not any(out_dir.iterdir()):
-        return
-    table = out_dir / TABLE_NAME
-    try:
-        header = table.read_text().splitlines()[:1]
-    except (OSError, UnicodeDecodeError):
-        header = []
-    if header != [",".join(COLUMNS)]:
-        raise GenplanError(f"output folder exists and was not written by `genplan plan-files` (no {TABLE_NAME} "
-                           "of its own): choose a new or empty folder", out_dir)
 
 
 def problem_line(name: str, records: list[dict]) -> str:

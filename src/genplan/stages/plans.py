@@ -161,7 +161,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     table: list[dict] = []
     publishing = False
     try:
-        with atomic.output_dir(out_dir) as tmp_dir:
+        with atomic.output_dir(out_dir, owner="plan") as tmp_dir:
             for row in (r for r in todo if r["problem"] in done):
                 for name, text in done[row["problem"]]["files"].items():
                     (Path(tmp_dir) / name).write_text(text)

@@ -120,7 +120,7 @@ def generate_benchmark(domain: str, config: dict[str, Any], seed: int, out_dir: 
     seen: dict[int, set] = defaultdict(set)  # size -> canonical forms taken
     stems: Counter[str] = Counter()
     rows = []
-    with output_dir(out_dir) as tmp:  # every problem is written as it is drawn: memory stays small
+    with output_dir(out_dir, owner="generate") as tmp:  # every problem is written as it is drawn: memory stays small
         shutil.copyfile(shipped, tmp / "domain.pddl")
         for split in SPLITS:
             (tmp / split).mkdir()

@@ -134,7 +134,7 @@ def statespaces_split(benchmark_dir: str | Path, split: str, max_states: int, ou
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
     table = []
-    with atomic.output_dir(out_dir) as tmp:
+    with atomic.output_dir(out_dir, owner="statespace") as tmp:
         for row in progress(rows, total=len(rows), desc=f"state spaces {split}"):
             start = time.perf_counter()
             space = expand(domain, row["path"], max_states)
