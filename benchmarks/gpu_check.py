@@ -157,15 +157,16 @@ def recording_trainer(base, rec: Record, steps: int):
 
         def train_step(self, batch, tally):
             w0, c0 = time.perf_counter(), time.process_time()
+            taken, skipped = len(tally.losses), self.state.skipped_steps
             ok = super().train_step(batch, tally)
+            if self.deferred:  # the loop reads its deferred values at intervals: here at every step
+                self.flush(tally)
             if self.device.type == "cuda":
                 torch.cuda.synchronize()
             rec.wall += time.perf_counter() - w0
             rec.cpu += time.process_time() - c0
-            if ok:
-                rec.losses.append(tally.losses[-1])
-            else:
-                rec.skipped += 1
+            rec.losses.extend(tally.losses[taken:])
+            rec.skipped += self.state.skipped_steps - skipped
             return ok
     return Recording
 

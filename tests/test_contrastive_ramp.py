@@ -27,6 +27,13 @@ from genplan.training.state import TrainState
 N = 40
 
 
+def _floats(out):
+    """(loss, metrics) of a family's loss function with the metrics as floats (the loss returns 0-dim
+    tensors, read by the training loop at its intervals: issue 55, item 2)."""
+    loss, parts = out
+    return loss, {k: float(v) for k, v in parts.items()}
+
+
 def test_effective_weights_at_0_half_n_and_beyond():
     ramp = WeightRamp([1, 2, 0.5], N)
     assert ramp.weights_now(0) == (1.0, 0.0, 0.0)
@@ -68,8 +75,8 @@ def test_default_is_the_paper_loss_and_a_ramp_scales_the_contrastive_terms(one_b
     arch, net, batch = one_batch
     plain = _settings(arch)
     assert plain.train.contrastive_ramp_steps == 0
-    loss, parts = make_loss(plain, "cpu")(net, batch)  # the signature and path before the ramp existed
-    same, same_parts = make_loss(plain, "cpu", WeightRamp(plain.loss_weights, 0))(net, batch)
+    loss, parts = _floats(make_loss(plain, "cpu")(net, batch))  # the signature and path before the ramp existed
+    same, same_parts = _floats(make_loss(plain, "cpu", WeightRamp(plain.loss_weights, 0))(net, batch))
     assert torch.equal(loss, same) and parts == same_parts and set(parts) == {"pred", "att", "hid"}
     # the paper's w1 L_pred + w2 L_att + w3 L_hid, computed here from the parts' tensors
     assert parts["att"] > 0 and parts["hid"] > 0
@@ -77,11 +84,11 @@ def test_default_is_the_paper_loss_and_a_ramp_scales_the_contrastive_terms(one_b
     ramp = WeightRamp(ramped.loss_weights, N)
     fn = make_loss(ramped, "cpu", ramp)
     ramp.at(0)
-    start, p0 = fn(net, batch)
+    start, p0 = _floats(fn(net, batch))
     assert start.item() == pytest.approx(parts["pred"], rel=1e-6)  # L_pred alone at step 0
     assert (p0["att_weight"], p0["hid_weight"]) == (0.0, 0.0) and p0["hid"] == parts["hid"]
     ramp.at(N // 2)
-    half, p_half = fn(net, batch)
+    half, p_half = _floats(fn(net, batch))
     assert half.item() == pytest.approx(parts["pred"] + 0.5 * (parts["att"] + parts["hid"]), rel=1e-5)
     assert (p_half["att_weight"], p_half["hid_weight"]) == (0.5, 0.5)
     for step in (N, 3 * N):
@@ -194,11 +201,11 @@ def test_the_diffusion_symmetry_loss_ramps_too():
     c1, c2 = (torch.randint(1, len(atoms), (2, 5), generator=g) for _ in range(2))
     p1, p2 = (torch.randint(0, len(vocab), (2, 13), generator=g) for _ in range(2))
     batch = (c1, c2, torch.ones(2, 5, dtype=torch.bool), p1, p2, torch.tensor([0.5, 0.9]), torch.rand(2, 13, generator=g))
-    plain, parts = _losses(model, "cpu")[0](net, batch)  # no ramp: the configured weights
+    plain, parts = _floats(_losses(model, "cpu")[0](net, batch))  # no ramp: the configured weights
     ramp = WeightRamp(settings.train.symmetry_weights, N)
     fn = _losses(model, "cpu", ramp)[0]
     ramp.at(0)
-    start, p0 = fn(net, batch)
+    start, p0 = _floats(fn(net, batch))
     assert start.item() == pytest.approx(parts["l_pred"], rel=1e-6) and (p0["w_att"], p0["w_hid"]) == (0.0, 0.0)
     assert parts["l_hid"] > 0
     ramp.at(N)

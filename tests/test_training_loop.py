@@ -258,7 +258,7 @@ def test_keep_last_with_in_epoch_selections_ends_on_the_last_step_when_time_stop
 
 
 @pytest.mark.parametrize("key, value, default", [("time_limit_s", 300, None), ("cpu_bf16", True, False),
-                                                ("decay_epochs", 7, None)])
+                                                ("decay_epochs", 7, None), ("compile", True, False)])
 def test_an_added_train_setting_reaches_the_loop_and_is_left_out_of_stored_settings_when_unset(key, value, default):
     """Settings added after models were trained are stored only where set (checkpoints and resume keys unchanged)."""
     from genplan.models.settings import TrainSettings, drop_unset_train_keys
@@ -305,6 +305,7 @@ def test_cpu_bf16_autocasts_the_step_on_a_cpu():
     *[(m, k, good, bad) for m in ("plangpt", "symt_e", "diffusion") for k, good, bad in
       (("time_limit_s", 300, 0), ("decay_epochs", 7, 0))],
     ("plangpt", "cpu_bf16", True, "yes"), ("symt_e", "cpu_bf16", True, 1), ("diffusion", "cpu_bf16", False, None),
+    ("plangpt", "compile", True, "yes"), ("symt_e", "compile", True, 1), ("diffusion", "compile", False, None),
     ("plangpt", "length_window", 20, 0)])
 def test_the_config_schema_takes_the_added_train_settings_and_refuses_bad_values(model, key, good, bad):
     from pathlib import Path
@@ -367,3 +368,97 @@ def test_a_partial_state_without_its_best_weights_is_set_aside(tmp_path, caplog)
         _, state = run(cfg, partial=partial, job={"seed": 1}, steps_per_epoch=4)
     assert state.resumed_from == 0 and "has no best weights beside it" in caplog.text
     assert list(tmp_path.glob("model.ckpt.partial.stale-*"))
+
+
+# The deferred step (issue 55, item 2; CUDA's by default, `defer_sync` here on the CPU): no value read inside a
+# step, fused AdamW, the values read every `sync_every` steps and accounted for as the step-by-step path does.
+
+def test_a_deferred_step_gives_the_history_of_the_step_that_waits():
+    kw = dict(epochs=4, lr=0.01, schedule="constant", grad_clip=1.0, weight_decay=0.1)
+    model_a, waits = run(LoopConfig(**kw), loss_fn=lambda m, b: (mse(m, b), {"twice": 2 * mse(m, b).detach()}))
+    model_b, deferred = run(LoopConfig(**kw, defer_sync=True, sync_every=3),
+                            loss_fn=lambda m, b: (mse(m, b), {"twice": 2 * mse(m, b).detach()}))
+    assert deferred.step == waits.step == 16 and deferred.divergences == waits.divergences == 0
+    for a, b in zip(waits.history, deferred.history):
+        assert (a["epoch"], a["step"], a["lr"]) == (b["epoch"], b["step"], b["lr"])
+        for k in ("train_loss", "grad_norm", "twice", "score"):  # fused AdamW: the same up to rounding
+            assert b[k] == pytest.approx(a[k], rel=1e-4)
+    for k, v in model_a.state_dict().items():
+        assert torch.allclose(v, model_b.state_dict()[k], atol=1e-5)
+
+
+def test_a_deferred_non_finite_step_is_skipped_on_the_device_and_counted_when_read(caplog):
+    calls, after_epoch = [0], {}
+
+    def loss_fn(model, batch):
+        calls[0] += 1
+        loss = mse(model, batch)
+        return loss * math.nan if 5 <= calls[0] <= 8 else loss  # all of epoch 2
+
+    def on_epoch(epoch):
+        after_epoch[epoch] = {k: v.clone() for k, v in model.state_dict().items()}
+
+    model = make_model()
+    with caplog.at_level(logging.WARNING, logger="genplan"):
+        _, state = run(LoopConfig(epochs=3, schedule="constant", defer_sync=True), loss_fn=loss_fn, model=model,
+                       on_epoch=on_epoch)
+    # the host learns of the skipped steps after they ran: they count as steps (the schedule went on)
+    assert state.divergences == 1 and state.skipped_steps == 4 and state.step == 12
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
+        (2, 4, "nonfinite_loss", 4)]
+    assert same_weights(after_epoch[1], after_epoch[2])  # fused AdamW's found_inf: no update, moments kept
+    assert math.isnan(state.history[1]["train_loss"]) and math.isfinite(state.history[2]["train_loss"])
+    assert state.history[2]["train_loss"] < state.history[0]["train_loss"]
+    assert sum("divergence (nonfinite_loss)" in r.message for r in caplog.records) == 1
+
+
+def test_a_deferred_spike_is_recorded_at_its_step():
+    calls = [0]
+
+    def loss_fn(model, batch):  # steps 10 and 11: one spike; step 14: another
+        calls[0] += 1
+        return mse(model, batch) * (1000.0 if calls[0] in (10, 11, 14) else 1.0)
+
+    cfg = LoopConfig(epochs=4, lr=0.01, schedule="constant", spike_factor=10.0, spike_after_epochs=1,
+                     defer_sync=True, sync_every=5)
+    _, state = run(cfg, loss_fn=loss_fn)
+    assert state.divergences == 2 and state.step == 16 and state.skipped_steps == 0
+    assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
+        (3, 10, "spike", 2), (4, 14, "spike", 1)]
+
+
+def test_the_step_reads_no_value_from_the_device_when_deferred(monkeypatch):
+    """No `.item()`, `float()` or `.tolist()` of a tensor inside a deferred step: the values are read at the
+    `sync_every` interval, by `flush`, once for all the steps since the last read."""
+    from genplan.training.loop import Trainer
+    from genplan.training.state import EpochTally
+
+    reads = []
+    for name in ("item", "tolist", "__float__", "__bool__"):
+        original = getattr(torch.Tensor, name)
+        monkeypatch.setattr(torch.Tensor, name, (lambda orig, n: lambda self, *a: reads.append(n) or orig(self, *a))(
+            original, name))
+    trainer = Trainer(make_model(), mse, make_batches, LoopConfig(epochs=1, schedule="constant", defer_sync=True,
+                                                                  sync_every=4), seed=7)
+    tally = EpochTally(lr=0.0)
+    batches = make_batches(trainer.gen)
+    for batch in batches[:3]:
+        reads.clear()
+        trainer.train_step(batch, tally)
+        assert reads == [] and tally.losses == []
+    trainer.train_step(batches[3], tally)  # the fourth: read
+    assert reads and len(tally.losses) == 4 and len(tally.norms) == 4
+
+
+def test_compile_wraps_the_training_calls_only():
+    """`compile`: the model and its children run torch.compile'd calls inside a training step, eager ones
+    outside it (selections, planning, the saved model)."""
+    from genplan.training.loop import Trainer
+
+    trainer = Trainer(make_model(), mse, make_batches, LoopConfig(epochs=1, schedule="constant", compile=True),
+                      seed=7)
+    compiled = {id(m): call for m, call in trainer._compiled}
+    assert set(compiled) == {id(trainer.model), *(id(m) for m in trainer.model.children())}
+    with trainer._compiled_forward():
+        assert trainer.model._compiled_call_impl is compiled[id(trainer.model)]
+    assert trainer.model._compiled_call_impl is None

@@ -254,11 +254,7 @@ class Transformer(nn.Module):
         if cfg.positions != "none":
             pos = self._positions(B, T, P, position_offset, x.device)
             if cfg.positions == "learned":
-                real = pos if attention_mask is None else pos.expand(B, T)[attention_mask[:, P:].bool()]
-                if real.numel() and (real.min() < 0 or real.max() >= cfg.max_len):
-                    raise ValueError(f"learned positions {int(real.min())}..{int(real.max())} are outside "
-                                     f"0..{cfg.max_len - 1} (max_len={cfg.max_len}); use a larger max_len "
-                                     "or positions='rotary'/'none'")
+                self._check_learned(pos, B, T, P, position_offset, attention_mask)
                 x = x + self.wpe(pos.long().clamp(0, cfg.max_len - 1))  # padding may sit outside
             else:
                 rope = rotary_cos_sin(pos, cfg.head_dim, cfg.rope_base, x.dtype)
@@ -287,6 +283,23 @@ class Transformer(nn.Module):
             return F.linear(hidden, table)
         return self.lm_head(hidden)
 
+    def _check_learned(self, pos, B, T, P, offset, attention_mask) -> None:
+        """ValueError where a real token's learned position is outside the table. With an int offset the
+        positions are known on the host (no device work, no synchronisation: the check is free); with a
+        tensor offset they are read from the device, on a CPU only and not under torch.compile (on CUDA that
+        read would make every step wait: there positions outside are clamped, as padding's are)."""
+        max_len = self.config.max_len
+        if not isinstance(offset, torch.Tensor):
+            if T == 0 or (P + offset >= 0 and P + T - 1 + offset < max_len):
+                return
+        elif pos.device.type == "cuda" or torch.compiler.is_compiling():
+            return
+        real = pos if attention_mask is None else pos.expand(B, T)[attention_mask[:, P:].bool()]
+        if real.numel() and (real.min() < 0 or real.max() >= max_len):
+            raise ValueError(f"learned positions {int(real.min())}..{int(real.max())} are outside "
+                             f"0..{max_len - 1} (max_len={max_len}); use a larger max_len "
+                             "or positions='rotary'/'none'")
+
     @staticmethod
     def _positions(B, T, P, offset, device) -> torch.Tensor:
         pos = torch.arange(P, P + T, device=device)[None]
@@ -304,6 +317,10 @@ class Transformer(nn.Module):
             return dict(mask=None, is_causal=causal and T > 1)
         if not causal and attention_mask is not None:
             real = attention_mask.bool()
+            if real.device.type == "cuda" or torch.compiler.is_compiling():
+                # no synchronisation on CUDA (nor a graph break under torch.compile): a row without a real key
+                # attends every key (its output is never used) instead of itself alone, as the branch below has it
+                return dict(mask=(real | ~real.any(-1, keepdim=True))[:, None, None, :], is_causal=False)
             if bool(real.any(-1).all()):
                 # bidirectional, every row with a real key: the key mask [B,1,1,P+T] broadcast over the
                 # queries is the [B,1,T,P+T] one below, without building it (SDPA runs faster on it too)

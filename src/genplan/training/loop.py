@@ -1,7 +1,7 @@
 """One training loop for the torch families (the transition LSTM, PlanGPT, SymT, diffusion).
 
-The family supplies the model, ``loss_fn(model, batch) -> loss`` (or ``(loss, {name: float})``
-for extra metrics averaged per epoch), ``make_batches(generator) -> iterable of batches`` (one
+The family supplies the model, ``loss_fn(model, batch) -> loss`` (or ``(loss, {name: value})``
+for extra metrics averaged per epoch, each a float or a 0-dim tensor, read with the loss), ``make_batches(generator) -> iterable of batches`` (one
 epoch; all its randomness drawn from the loop's generator, seeded once from the job's seed) and
 optionally ``select(model) -> score``, the selection score (validation loss by default; validation
 coverage through a planner with ``higher_is_better``), and ``before_step(step)``, called with the
@@ -15,6 +15,11 @@ owns the rest:
 - after each epoch (or every ``select_every`` steps, and at the end) the selection score; the
   weights with the best score are kept as a copy, never a reference to ``state_dict()`` (with
   ``keep: last`` those of the last selection, the scores still recorded);
+- no host synchronisation inside a step on CUDA (``defer_sync``): losses, norms and metrics stay on the
+  device and are read every ``sync_every`` steps (and at selections, partial states, the epoch's end),
+  a non-finite step is skipped on the device by fused AdamW; batches are copied from pinned memory
+  without blocking; ``compile``: the model's training calls torch.compile'd. On a CPU the step reads
+  its values at once, as it always has (the same bytes; the multi-tensor AdamW and clipping);
 - divergences: a non-finite loss or gradient norm skips the step (``skipped_steps``); a loss above
   ``spike_factor`` times the lowest epoch-mean training loss so far (after ``spike_after_epochs``
   epochs) is recorded, the step is taken. Consecutive steps of one kind are one divergence: it is
@@ -68,6 +73,30 @@ def validation_loss(loss_fn: Callable, batches: Iterable) -> Callable[[nn.Module
     return select
 
 
+def to_device(batch, device: torch.device):
+    """`batch` (a tensor, or tuples, lists and dicts of them and of other values) with its tensors on
+    `device`: CPU tensors pinned, then copied without blocking the host."""
+    if isinstance(batch, torch.Tensor):
+        if batch.device == device:
+            return batch
+        if batch.device.type == "cpu" and device.type == "cuda":
+            batch = batch.pin_memory()
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(to_device(v, device) for v in batch)
+    return batch
+
+
+def _compiled_calls(model: nn.Module) -> list[tuple[nn.Module, Callable]]:
+    """(module, its torch.compile'd call) of the model and of its direct children: a family's loss may
+    call the network (PlanGPT, diffusion) or its parts' methods (SymT's encode and decode call its
+    encoder and decoder), so each part is compiled as `nn.Module.compile` does (set as
+    `_compiled_call_impl`); a compiled part inside a compiled one is traced through, not compiled twice."""
+    return [(m, torch.compile(m._call_impl)) for m in (model, *model.children())]
+
+
 def _split(out) -> tuple[torch.Tensor, dict]:
     return out if isinstance(out, tuple) else (out, {})
 
@@ -88,7 +117,14 @@ class Trainer:
         self.device = torch.device(device)
         model.to(self.device)
         self.params = [p for p in model.parameters() if p.requires_grad]
-        self.optimizer = make_optimizer(model, cfg)
+        # deferred: no host synchronisation inside a step (CUDA by default; see train_step)
+        self.deferred = cfg.defer_sync if cfg.defer_sync is not None else self.device.type == "cuda"
+        try:
+            self.optimizer = make_optimizer(model, cfg, fused=self.deferred)
+        except RuntimeError:  # no fused AdamW for these parameters on this device: a step that waits
+            self.deferred, self.optimizer = False, make_optimizer(model, cfg)
+        self._pending: list[tuple] = []  # deferred steps not read yet: (step, loss, norm, extra, lr)
+        self._compiled = _compiled_calls(model) if cfg.compile else []
         self.scheduler = self._scheduler()
         self.gen = torch.Generator().manual_seed(seed)
         self.sign = 1.0 if cfg.higher_is_better else -1.0
@@ -171,12 +207,13 @@ class Trainer:
             tally = EpochTally(**mid["tally"])
         else:
             tally = EpochTally(lr=self.optimizer.param_groups[0]["lr"])
-        for batch in batches:
+        for batch in self._on_device(batches):
             taken += 1
             if not self.train_step(batch, tally):
                 self._save_inside_epoch(tally, taken, start)
                 continue
             if self.cfg.select_every and self.state.step % self.cfg.select_every == 0:
+                self.flush(tally)
                 tally.score = self.choose(tally.mean_loss())
             if self._out_of_steps():
                 break
@@ -193,9 +230,21 @@ class Trainer:
         due_steps = bool(cfg.partial_every_steps) and self.state.step - step >= cfg.partial_every_steps
         due_time = bool(cfg.partial_every_s) and time.perf_counter() - when >= cfg.partial_every_s
         if due_steps or due_time:
+            self.flush(tally)
             self.save(mid_epoch={"batches": taken, "epoch_generator": self._epoch_generator,
                                  "tally": dataclasses.asdict(tally), "elapsed": time.perf_counter() - start,
                                  "rng": torch.get_rng_state()})
+
+    def _on_device(self, batches: Iterable) -> Iterable:
+        """The batches with their tensors on the training device: on CUDA copied from pinned memory
+        without waiting (`non_blocking`), each as the loop asks for it, which, the step not waiting for
+        the device either, is while the device still runs the steps before; elsewhere as they come (a
+        family's loss moves what is not there yet)."""
+        if self.device.type != "cuda":
+            yield from batches
+            return
+        for batch in batches:
+            yield to_device(batch, self.device)
 
     def _batches(self) -> Iterable:
         batches = self.make_batches(self.gen)
@@ -205,10 +254,17 @@ class Trainer:
 
     def train_step(self, batch, tally: EpochTally) -> bool:
         """One optimizer step on `batch`; False (the step skipped, a divergence) for a non-finite
-        loss or gradient norm."""
+        loss or gradient norm. Deferred (`LoopConfig.defer_sync`, CUDA by default) the step never
+        waits for the device: the loss, gradient norm and metrics stay device tensors until `flush`
+        reads them (every `sync_every` steps, at selections, partial states and the epoch's end) and
+        replays what this method does on the host with them; a non-finite loss or norm skips the update
+        on the device (fused AdamW's `found_inf`: weights and moments untouched), and such a step still
+        advances the schedule and the step count (the host learns of it later). It returns True."""
         if self.before_step is not None:
             self.before_step(self.state.step)
-        with self.autocast():
+        if self.deferred:
+            return self._deferred_step(batch, tally)
+        with self.autocast(), self._compiled_forward():
             loss, extra = _split(self.loss_fn(self.model, batch))
         value = loss.item()
         if not math.isfinite(value):
@@ -216,7 +272,7 @@ class Trainer:
             return False
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        norm = self._grad_norm()
+        norm = self._grad_norm().item()
         if not math.isfinite(norm):
             self.optimizer.zero_grad(set_to_none=True)
             self.skip("nonfinite_grad", value)
@@ -229,33 +285,87 @@ class Trainer:
         tally.add(value, norm, extra)
         return True
 
-    def _grad_norm(self) -> float:
-        """The gradients' total norm before clipping (clipped to `grad_clip` when set)."""
-        if self.cfg.grad_clip is not None:
-            return torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip).item()
-        return torch.nn.utils.get_total_norm([p.grad for p in self.params if p.grad is not None]).item()
+    def _deferred_step(self, batch, tally: EpochTally) -> bool:
+        with self.autocast(), self._compiled_forward():
+            loss, extra = _split(self.loss_fn(self.model, batch))
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = self._grad_norm()
+        loss = loss.detach().float()
+        # fused AdamW reads `found_inf` (as torch.amp.GradScaler sets it): 1 leaves weights and moments as they were
+        self.optimizer.found_inf = (~(torch.isfinite(loss) & torch.isfinite(norm))).float()
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        self.scheduler.step()
+        self._pending.append((self.state.step, loss, norm, extra, lr))
+        self.state.step += 1
+        if len(self._pending) >= self.cfg.sync_every:
+            self.flush(tally)
+        return True
 
-    def _watch_spike(self, loss: float) -> None:
+    def flush(self, tally: EpochTally) -> None:
+        """Read the deferred steps' values (one transfer) and account for them in order, as
+        `train_step` does at once where it is not deferred: divergences (a non-finite step was skipped
+        on the device), spikes, the tally."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        values = torch.stack([torch.stack([p[1], p[2].float()]) for p in pending]).tolist()
+        keys = sorted({k for p in pending for k, v in p[3].items() if isinstance(v, torch.Tensor)})
+        metrics = (torch.stack([torch.stack([p[3][k].float() for k in keys]) for p in pending]).tolist()
+                   if keys else [[] for _ in pending])
+        for (step, _, _, extra, lr), (value, norm), row in zip(pending, values, metrics):
+            if not math.isfinite(value):
+                self.skip("nonfinite_loss", value, step)
+                continue
+            if not math.isfinite(norm):
+                self.skip("nonfinite_grad", value, step)
+                continue
+            tally.lr = lr
+            self._watch_spike(value, step + 1)
+            tally.add(value, norm, {**extra, **dict(zip(keys, row))})
+
+    @contextlib.contextmanager
+    def _compiled_forward(self):
+        """With `LoopConfig.compile`: the model and its children run torch.compile'd calls inside
+        (training steps only: selections and planning stay eager)."""
+        for module, call in self._compiled:
+            module._compiled_call_impl = call
+        try:
+            yield
+        finally:
+            for module, _ in self._compiled:
+                module._compiled_call_impl = None
+
+    def _grad_norm(self) -> torch.Tensor:
+        """The gradients' total norm before clipping (clipped to `grad_clip` when set), a tensor (the
+        multi-tensor kernels: the bytes of the per-parameter ones, fewer operator calls)."""
+        if self.cfg.grad_clip is not None:
+            return torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip, foreach=True)
+        return torch.nn.utils.get_total_norm([p.grad for p in self.params if p.grad is not None], foreach=True)
+
+    def _watch_spike(self, loss: float, step: int | None = None) -> None:
         cfg, low = self.cfg, self.state.loss_min
         if (cfg.spike_factor is not None and self.state.epoch >= cfg.spike_after_epochs and low is not None
                 and low > 0 and loss > cfg.spike_factor * low):
-            self.diverged("spike", loss)
+            self.diverged("spike", loss, step)
         else:
             self.state.in_divergence = False
 
-    def skip(self, kind: str, loss: float) -> None:
-        self.diverged(kind, loss)
+    def skip(self, kind: str, loss: float, step: int | None = None) -> None:
+        self.diverged(kind, loss, step)
         self.state.skipped_steps += 1
 
-    def diverged(self, kind: str, loss: float) -> None:
-        """Open an event, or extend the open one of the same kind (one episode, one count)."""
+    def diverged(self, kind: str, loss: float, step: int | None = None) -> None:
+        """Open an event, or extend the open one of the same kind (one episode, one count); `step`:
+        the event's step where it is not the count of steps taken (a deferred step's, read later)."""
         state, events = self.state, self.state.divergence_events
         if state.in_divergence and events[-1]["kind"] == kind:
             events[-1]["steps"] += 1
             if kind == "spike":
                 events[-1]["peak"] = max(events[-1]["peak"], loss)
             return
-        event = {"epoch": state.epoch + 1, "step": state.step, "loss": loss, "kind": kind, "steps": 1, "peak": loss}
+        event = {"epoch": state.epoch + 1, "step": state.step if step is None else step, "loss": loss, "kind": kind, "steps": 1, "peak": loss}
         state.divergences += 1
         state.in_divergence = True
         events.append(event)
@@ -288,6 +398,7 @@ class Trainer:
     def end_epoch(self, tally: EpochTally, start: float) -> None:
         """The epoch's selection (unless one was made at its last step), history row, log line and
         partial state."""
+        self.flush(tally)
         state, train_loss = self.state, tally.mean_loss()
         last = state.epoch + 1 >= self.cfg.epochs or self._out_of_steps()
         if not self.cfg.select_every or (last and state.last_selected_step != state.step):

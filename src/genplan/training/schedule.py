@@ -1,6 +1,6 @@
 """The optimiser and learning-rate schedule of the shared training loop (`genplan.training.loop`):
 `LoopConfig` (every setting of the loop), `lr_at` (constant, or linear warmup then cosine decay to
-`min_lr`) and `make_optimizer` (AdamW, weight decay on matrices only, as nanoGPT)."""
+`min_lr`) and `make_optimizer` (AdamW, weight decay on matrices only, as nanoGPT; fused or multi-tensor)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,11 @@ class LoopConfig:
     patience: int | None = None           # stop after this many selections without a better score
     keep: str = "best"                    # best: the weights of the best selection | last: the last step's
     time_limit_s: float | None = None     # no epoch starts that would end past this many seconds of training
+    compile: bool = False                 # torch.compile the model's training forward (and its backward)
+    defer_sync: bool | None = None        # losses and norms read every `sync_every` steps, not every step, and a
+                                          # non-finite step skipped on the device; None: on CUDA only
+    sync_every: int = 100                 # steps between reads of the deferred values (and at every selection,
+                                          # partial state and epoch end)
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
@@ -50,6 +55,8 @@ class LoopConfig:
             raise ValueError(f"need decay_epochs >= 1 or None, got {self.decay_epochs=}")
         if self.time_limit_s is not None and self.time_limit_s <= 0:
             raise ValueError(f"need time_limit_s > 0 or None, got {self.time_limit_s=}")
+        if self.sync_every < 1:
+            raise ValueError(f"need sync_every >= 1, got {self.sync_every=}")
         self.betas = tuple(self.betas)
 
 
@@ -67,11 +74,16 @@ def lr_at(cfg: LoopConfig, step: int, decay_steps: int | None = None) -> float:
     return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg.lr - cfg.min_lr)
 
 
-def make_optimizer(model: nn.Module, cfg: LoopConfig) -> torch.optim.Optimizer:
+def make_optimizer(model: nn.Module, cfg: LoopConfig, fused: bool = False) -> torch.optim.Optimizer:
+    """AdamW over the model's trainable parameters. `fused`: torch's fused kernel (one launch for every
+    parameter; it also skips a step on the device, `found_inf`), else the multi-tensor (`foreach`) one,
+    which on a CPU gives the bytes of the per-parameter loop AdamW runs there by default (checked by
+    tests/test_step_identity.py) in far fewer operator calls."""
     params = [p for p in model.parameters() if p.requires_grad]
     if cfg.weight_decay == 0:
         groups = [{"params": params}]
     else:
         groups = [g for g in ({"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
                               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}) if g["params"]]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay)
+    kind = {"fused": True} if fused else {"foreach": True}
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay, **kind)

@@ -38,7 +38,7 @@ def _files(files: list, suffix: str) -> list[Path]:
 
 
 def make_loss(settings: SymTSettings, dev, ramp=None):
-    """loss_fn(net, batch) -> (loss, {pred, att, hid}) for the shared loop; with a ramp
+    """loss_fn(net, batch) -> (loss, {pred, att, hid}: 0-dim tensors) for the shared loop; with a ramp
     (genplan.nn.contrastive.WeightRamp of N > 0 steps) the weights are the ramp's at its step, and
     the metrics add the effective contrastive weights (att_weight, hid_weight)."""
     from genplan.nn.contrastive import combine, stacked_losses
@@ -67,11 +67,11 @@ def make_loss(settings: SymTSettings, dev, ramp=None):
         pred = per_row.sum() / weight.sum().clamp(min=1)
         w = ramp.weights_now() if ramped else settings.loss_weights
         if not need:
-            return combine(pred, None, None, w), {"pred": pred.item()}
+            return combine(pred, None, None, w), {"pred": pred.detach()}
         a = slice(0, B)  # copy A's rows; copy B's are B..2B-1
         att, hid = stacked_losses(stacks, net.d_k, masks=[m[a] for m in masks],
                                   memory_masks=[None if m is None else m[a] for m in mem])
-        extra = {"pred": pred.item(), "att": att.item(), "hid": hid.item()}
+        extra = {"pred": pred.detach(), "att": att.detach(), "hid": hid.detach()}  # read by the loop, not here
         if ramped:
             extra.update(att_weight=float(w[1]), hid_weight=float(w[2]))
         return combine(pred, att, hid, w), extra
