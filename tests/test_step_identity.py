@@ -1,6 +1,6 @@
 """The training step's rework (issue 55, item 2: no host synchronisation inside a step, fused AdamW on
 CUDA, torch.compile behind a setting) leaves the CPU's results as they were: one tiny model per torch
-family (SymT^E, SymT^ED, PlanGPT, diffusion; contrastive losses, dropout, clipping, weight decay,
+family (SymT^E, SymT^ED, PlanGPT, diffusion, and diffusion with symmetric losses; contrastive losses, dropout, clipping, weight decay,
 warmup + cosine, two or three epochs) trains on the CPU with a fixed seed through its family's own job,
 and the SHA-256 of its final weights' bytes, and of its history's losses and gradient norms, are those
 the code before the rework gave (tests/fixtures/step-weights-before.json, written for commit 0e672c7 by
@@ -35,6 +35,10 @@ MODELS = {
     "diffusion": {"family": "diffusion", "object_pool": 8, "max_plan_tokens": 48,
                   "network": {**NET, "dropout": 0.1},
                   "train": {**TRAIN, "epochs": 3, "batch_size": 2}},
+    "diffusion_sym": {"family": "diffusion", "object_pool": 8, "max_plan_tokens": 48,
+                      "network": {**NET, "dropout": 0.1},
+                      "train": {**TRAIN, "epochs": 3, "batch_size": 2, "symmetry": "rename-both",
+                                "contrastive_ramp_steps": 2}},
 }
 SEED = 13
 

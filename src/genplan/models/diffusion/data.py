@@ -91,6 +91,24 @@ def batches(conds, plans, batch_size: int, order: list[int], gen: torch.Generato
         yield cond, cmask, plan, t, noise
 
 
+def encoded_batches(cases, vocab, atoms, domain_info, rng: np.random.Generator, width: int, rename: str,
+                    batch_size: int, gen: torch.Generator, schedule: str, eps: float, beta=(2.0, 1.0)):
+    """`batches` of `encode(cases, ...)` in the cases' order, each batch's cases encoded as the batch is
+    asked for, not the whole epoch's first: the same batches, renamings and draws (`rng` is drawn case by
+    case in order either way, `gen` batch by batch), but the device trains on one batch while the host
+    encodes the next instead of idling while it encodes them all (issue 55: +26% an epoch)."""
+    conds, plans = [], []
+    for case in cases:
+        c, p, _ = encode([case], vocab, atoms, domain_info, rng, width, rename)
+        conds += c
+        plans += p
+        if len(plans) == batch_size:
+            yield from batches(conds, plans, batch_size, list(range(batch_size)), gen, schedule, eps, beta)
+            conds, plans = [], []
+    if plans:
+        yield from batches(conds, plans, batch_size, list(range(len(plans))), gen, schedule, eps, beta)
+
+
 def corrupt(plan: torch.Tensor, t: torch.Tensor, noise: torch.Tensor,
             mask_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The noisy plan x_t and the masked positions [B,1+L]: position 0 (<BOS>) never masked."""

@@ -158,7 +158,8 @@ def _losses(model: DiffusionModel, dev, ramp: WeightRamp | None = None):
         ramped = ramp is not None and ramp.steps > 0
         w = ramp.weights_now() if ramped else tr.symmetry_weights
         loss = sym.combine((l1 + l2) / 2, att, hid, w)
-        extra = {"l_pred": (l1 + l2).item() / 2, "l_att": att.item(), "l_hid": hid.item()}  # as SymT's loss
+        # as SymT's loss; tensors, read by the loop (the halving exact: the float the .item() / 2 of before gave)
+        extra = {"l_pred": (l1 + l2).detach() / 2, "l_att": att.detach(), "l_hid": hid.detach()}
         if ramped:
             extra.update(w_att=float(w[1]), w_hid=float(w[2]))
         return loss, extra
@@ -183,10 +184,9 @@ def _batches(model: DiffusionModel, train_cases: list):
         epoch_rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
         order = torch.randperm(len(train_cases), generator=gen).tolist()
         cases = [train_cases[i] for i in order]
-        if sym is None:
-            conds, plans, _ = data.encode(cases, vocab, atoms, info, epoch_rng, width, settings.rename)
-            return data.batches(conds, plans, tr.batch_size, list(range(len(plans))), gen, tr.schedule, tr.eps,
-                                (tr.beta_a, tr.beta_b))
+        if sym is None:  # each batch encoded as the loop asks for it (data.encoded_batches)
+            return data.encoded_batches(cases, vocab, atoms, info, epoch_rng, width, settings.rename, tr.batch_size,
+                                        gen, tr.schedule, tr.eps, (tr.beta_a, tr.beta_b))
         return _pair_batches(cases, vocab, atoms, info, epoch_rng, gen, settings, sym)
     return make_batches
 
@@ -213,17 +213,27 @@ def _pair_batches(cases, vocab, atoms, domain_info, rng, gen, settings, sym):
     other does (genplan.models.diffusion.atoms keeps the atoms' own order)."""
     tr, width = settings.train, settings.max_plan_tokens
     pairs = [sym.renaming_pair(c.objects, None, vocab, rng, tr.symmetry, per_type=False) for c in cases]
-    c1, p1, _ = data.encode(cases, vocab, atoms, domain_info, rng, width, renamings=[a for a, _ in pairs])
-    c2, p2, _ = data.encode(cases, vocab, atoms, domain_info, rng, width, renamings=[b for _, b in pairs])
-    for i in range(0, len(p1), tr.batch_size):
-        rows = list(range(i, min(i + tr.batch_size, len(p1))))
-        cond1, cmask = data.pad_conditions([c1[r] for r in rows])
-        cond2, _ = data.pad_conditions([c2[r] for r in rows])
-        plan1 = torch.tensor([p1[r] for r in rows], dtype=torch.long)
-        plan2 = torch.tensor([p2[r] for r in rows], dtype=torch.long)
-        t = data.sample_rates(len(rows), gen, tr.schedule, tr.eps, (tr.beta_a, tr.beta_b))
-        noise = torch.rand(plan1.shape, generator=gen)
-        yield cond1, cond2, cmask, plan1, plan2, t, noise
+    c1, p1, c2, p2 = [], [], [], []  # each batch's cases encoded as it is asked for (data.encoded_batches)
+    for case, (a, b) in zip(cases, pairs):
+        more = data.encode([case], vocab, atoms, domain_info, rng, width, renamings=[a])
+        c1, p1 = c1 + more[0], p1 + more[1]
+        more = data.encode([case], vocab, atoms, domain_info, rng, width, renamings=[b])
+        c2, p2 = c2 + more[0], p2 + more[1]
+        if len(p1) == tr.batch_size:
+            yield _pair_batch(c1, p1, c2, p2, gen, tr)
+            c1, p1, c2, p2 = [], [], [], []
+    if p1:
+        yield _pair_batch(c1, p1, c2, p2, gen, tr)
+
+
+def _pair_batch(c1, p1, c2, p2, gen, tr):
+    cond1, cmask = data.pad_conditions(c1)
+    cond2, _ = data.pad_conditions(c2)
+    plan1 = torch.tensor(p1, dtype=torch.long)
+    plan2 = torch.tensor(p2, dtype=torch.long)
+    t = data.sample_rates(len(p1), gen, tr.schedule, tr.eps, (tr.beta_a, tr.beta_b))
+    noise = torch.rand(plan1.shape, generator=gen)
+    return cond1, cond2, cmask, plan1, plan2, t, noise
 
 
 def _log(history: list[dict]) -> tuple[list[str], list[list]]:
