@@ -35,6 +35,8 @@ class TrainSettings:
     time_limit_s: float | None = None  # wall seconds of training: no epoch starts that would end past it
     cpu_bf16: bool = False  # bfloat16 autocast on a CPU too (CUDA always; a throughput setting, not the papers')
     decay_epochs: int | None = None  # the cosine decays over this many epochs (None: `epochs`); more: cut short
+    compile: bool = False  # torch.compile the network's training calls (a throughput setting: the same training,
+    # the numbers a compiled kernel gives, not bytes equal to eager's; genplan.training.loop)
 
     def loop_config(self, **more):
         """AdamW with linear warmup, then cosine decay to lr / 10; `more`: other LoopConfig fields."""
@@ -44,7 +46,7 @@ class TrainSettings:
                           min_lr=self.lr / 10, weight_decay=self.weight_decay, grad_clip=self.grad_clip,
                           checkpoint_every=self.checkpoint_every, patience=self.patience, keep=self.keep,
                           time_limit_s=self.time_limit_s, cpu_bf16=self.cpu_bf16, decay_epochs=self.decay_epochs,
-                          **more)
+                          compile=self.compile, **more)
 
     def steps_per_epoch(self, examples: int) -> int:
         return -(-examples // self.batch_size)
@@ -92,11 +94,13 @@ def drop_defaults(d: dict, defaults: dict) -> dict:
 
 
 def drop_unset_train_keys(d: dict) -> dict:
-    """`train.keep: best`, `train.time_limit_s: None`, `train.cpu_bf16: False` and `train.decay_epochs: None`
-    (the defaults) left out of the stored settings: checkpoints and resume keys as before the keys existed."""
+    """`train.keep: best`, `train.time_limit_s: None`, `train.cpu_bf16: False`, `train.decay_epochs: None` and
+    `train.compile: False` (the defaults) left out of the stored settings: checkpoints and resume keys as before
+    the keys existed."""
     train = d.get("train") if "train" in d else d
     if isinstance(train, dict):
-        drop_defaults(train, {"keep": "best", "time_limit_s": None, "cpu_bf16": False, "decay_epochs": None})
+        drop_defaults(train, {"keep": "best", "time_limit_s": None, "cpu_bf16": False, "decay_epochs": None,
+                              "compile": False})
     return d
 
 
