@@ -373,15 +373,26 @@ def test_a_partial_state_without_its_best_weights_is_set_aside(tmp_path, caplog)
 # The deferred step (issue 55, item 2; CUDA's by default, `defer_sync` here on the CPU): no value read inside a
 # step, fused AdamW, the values read every `sync_every` steps and accounted for as the step-by-step path does.
 
+def with_metrics():
+    """mse with metrics: a tensor every step, a float every step, a tensor every other step."""
+    calls = [0]
+
+    def loss_fn(m, b):
+        calls[0] += 1
+        loss = mse(m, b)
+        extra = {"twice": 2 * loss.detach(), "one": 1.0}
+        return loss, {**extra, "odd": loss.detach() + 1} if calls[0] % 2 else extra
+    return loss_fn
+
+
 def test_a_deferred_step_gives_the_history_of_the_step_that_waits():
     kw = dict(epochs=4, lr=0.01, schedule="constant", grad_clip=1.0, weight_decay=0.1)
-    model_a, waits = run(LoopConfig(**kw), loss_fn=lambda m, b: (mse(m, b), {"twice": 2 * mse(m, b).detach()}))
-    model_b, deferred = run(LoopConfig(**kw, defer_sync=True, sync_every=3),
-                            loss_fn=lambda m, b: (mse(m, b), {"twice": 2 * mse(m, b).detach()}))
+    model_a, waits = run(LoopConfig(**kw), loss_fn=with_metrics())
+    model_b, deferred = run(LoopConfig(**kw, defer_sync=True, sync_every=3), loss_fn=with_metrics())
     assert deferred.step == waits.step == 16 and deferred.divergences == waits.divergences == 0
     for a, b in zip(waits.history, deferred.history):
-        assert (a["epoch"], a["step"], a["lr"]) == (b["epoch"], b["step"], b["lr"])
-        for k in ("train_loss", "grad_norm", "twice", "score"):  # fused AdamW: the same up to rounding
+        assert (a["epoch"], a["step"], a["lr"], a["one"]) == (b["epoch"], b["step"], b["lr"], b["one"])
+        for k in ("train_loss", "grad_norm", "twice", "odd", "score"):  # fused AdamW: the same up to rounding
             assert b[k] == pytest.approx(a[k], rel=1e-4)
     for k, v in model_a.state_dict().items():
         assert torch.allclose(v, model_b.state_dict()[k], atol=1e-5)

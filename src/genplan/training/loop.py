@@ -310,11 +310,14 @@ class Trainer:
         pending, self._pending = self._pending, []
         if not pending:
             return
-        values = torch.stack([torch.stack([p[1], p[2].float()]) for p in pending]).tolist()
-        keys = sorted({k for p in pending for k, v in p[3].items() if isinstance(v, torch.Tensor)})
-        metrics = (torch.stack([torch.stack([p[3][k].float() for k in keys]) for p in pending]).tolist()
-                   if keys else [[] for _ in pending])
-        for (step, _, _, extra, lr), (value, norm), row in zip(pending, values, metrics):
+        # one transfer: per step its loss, norm and tensor metrics (any keys, step by step), flat
+        names = [[k for k, v in extra.items() if isinstance(v, torch.Tensor)] for _, _, _, extra, _ in pending]
+        flat = [t.float() for (_, loss, norm, extra, _), keys in zip(pending, names)
+                for t in (loss, norm, *(extra[k] for k in keys))]
+        values, at = torch.stack(flat).tolist(), 0
+        for (step, _, _, extra, lr), keys in zip(pending, names):
+            value, norm, read = values[at], values[at + 1], values[at + 2:at + 2 + len(keys)]
+            at += 2 + len(keys)
             if not math.isfinite(value):
                 self.skip("nonfinite_loss", value, step)
                 continue
@@ -323,7 +326,7 @@ class Trainer:
                 continue
             tally.lr = lr
             self._watch_spike(value, step + 1)
-            tally.add(value, norm, {**extra, **dict(zip(keys, row))})
+            tally.add(value, norm, {**extra, **dict(zip(keys, read))})
 
     @contextlib.contextmanager
     def _compiled_forward(self):
