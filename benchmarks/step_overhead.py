@@ -100,20 +100,20 @@ def measuring_fit(steps: int, warmup: int, profile: int = 0):
             if not queue:
                 queue = list(make_batches(trainer.gen))
             batch = queue.pop(0)
-            if k == warmup + steps:  # one more step, its operators counted
-                counter = OpCounter()
-                with counter:
-                    trainer.train_step(batch, tally)
-                    if flush is not None:
-                        flush(tally)
+            if k == warmup + steps:  # one more step, its operators counted (and one profiled before it)
                 if profile:
                     from torch.profiler import ProfilerActivity
                     from torch.profiler import profile as profiler
 
                     with profiler(activities=[ProfilerActivity.CPU]) as prof:
-                        trainer.train_step(queue.pop(0) if queue else batch, tally)
+                        trainer.train_step(batch, tally)
                     print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=profile),
                           file=sys.stderr)
+                counter = OpCounter()  # under a dispatch mode torch.compile'd code runs eagerly: counted so
+                with counter:
+                    trainer.train_step(batch, tally)
+                    if flush is not None:
+                        flush(tally)
                 break
             if k == warmup and flush is not None:
                 flush(tally)
