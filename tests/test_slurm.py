@@ -42,7 +42,8 @@ SMOKE = "workflow/configs/smoke.yaml"
 # `train_model` and a `train_model_cpu` job), 22 SLURM jobs, so that the file stays within a few minutes
 # `--cores 2`: the profiles' group jobs (8 evaluation jobs side by side) fit the one-node cluster of this machine
 SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]", "--cores", "2"]
-EVAL_GROUP, EVAL_GROUP_SIZE = "group_evaluation", 8  # the profiles' `groups` and `group-components`
+# the profiles' `groups` and `group-components`; the plugin logs a group job under group_<group>_<its rules>
+EVAL_GROUP, EVAL_GROUP_SIZE = "group_evaluation_evaluate_model", 8
 # the only keys in which the test profile may differ from the site profile
 NOACCT_KEYS = {"slurm-status-command", "slurm-init-seconds-before-status-checks", "slurm-no-account"}
 GPU_RULES = {"train_model"}  # the CPU-only families train in train_model_cpu, on the cpu partition
@@ -51,7 +52,8 @@ TRAINING_RULES = GPU_RULES | {"train_model_cpu"}
 SKIP_TOP = {"results", "runs", "logs", ".snakemake", ".git", ".pytest_cache", ".benchmarks", ".venv", "build",
             ".whl", ".gl", ".ci"}
 DATA_STAGES = ("problems", "plans", "trajectories", "statespaces")  # compared with the local smoke run
-SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
+# a rule's job has a number, a group job a UUID
+SUBMITTED = re.compile(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 
 
 def copy_repo(dest: Path) -> Path:
