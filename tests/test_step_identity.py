@@ -1,9 +1,10 @@
 """The training step's rework (issue 55, item 2: no host synchronisation inside a step, fused AdamW on
 CUDA, torch.compile behind a setting) leaves the CPU's results as they were: one tiny model per torch
-family (SymT^E, SymT^ED, PlanGPT, diffusion, and diffusion with symmetric losses; contrastive losses, dropout, clipping, weight decay,
-warmup + cosine, two or three epochs) trains on the CPU with a fixed seed through its family's own job,
-and the SHA-256 of its final weights' bytes, and of its history's losses and gradient norms, are those
-the code before the rework gave (tests/fixtures/step-weights-before.json, written for commit 0e672c7 by
+family (SymT^E, SymT^ED, PlanGPT, diffusion, and diffusion with symmetric losses; contrastive losses,
+dropout, clipping, weight decay, warmup + cosine, two or three epochs) trains on the CPU with a fixed
+seed through its family's own job, and the SHA-256 of its final weights' bytes, and of its history's
+losses and gradient norms, are those the code before the rework gave (tests/fixtures/step-weights-before.json,
+written for commit 0e672c7 by
 
     PYTHONPATH=<a copy of that commit>/src:tests ./genplan-env python tests/test_step_identity.py --write
 

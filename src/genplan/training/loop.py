@@ -1,13 +1,13 @@
 """One training loop for the torch families (the transition LSTM, PlanGPT, SymT, diffusion).
 
 The family supplies the model, ``loss_fn(model, batch) -> loss`` (or ``(loss, {name: value})``
-for extra metrics averaged per epoch, each a float or a 0-dim tensor, read with the loss), ``make_batches(generator) -> iterable of batches`` (one
-epoch; all its randomness drawn from the loop's generator, seeded once from the job's seed) and
-optionally ``select(model) -> score``, the selection score (validation loss by default; validation
-coverage through a planner with ``higher_is_better``), and ``before_step(step)``, called with the
-optimizer step about to be taken (0-based; a resumed job continues the count) before each training
-batch's loss, for settings that change with the step (genplan.nn.contrastive.WeightRamp). The loop
-owns the rest:
+for extra metrics averaged per epoch, each a float or a 0-dim tensor, read with the loss),
+``make_batches(generator) -> iterable of batches`` (one epoch; all its randomness drawn from the
+loop's generator, seeded once from the job's seed) and optionally ``select(model) -> score``, the
+selection score (validation loss by default; validation coverage through a planner with
+``higher_is_better``), and ``before_step(step)``, called with the optimizer step about to be taken
+(0-based; a resumed job continues the count) before each training batch's loss, for settings that
+change with the step (genplan.nn.contrastive.WeightRamp). The loop owns the rest:
 
 - AdamW (betas, eps, weight decay on matrices only, as nanoGPT), a learning-rate schedule per
   optimizer step: ``constant``, or ``cosine`` (linear warmup, then cosine decay to ``min_lr``);
@@ -368,7 +368,8 @@ class Trainer:
             if kind == "spike":
                 events[-1]["peak"] = max(events[-1]["peak"], loss)
             return
-        event = {"epoch": state.epoch + 1, "step": state.step if step is None else step, "loss": loss, "kind": kind, "steps": 1, "peak": loss}
+        event = {"epoch": state.epoch + 1, "step": state.step if step is None else step, "loss": loss, "kind": kind,
+                 "steps": 1, "peak": loss}
         state.divergences += 1
         state.in_divergence = True
         events.append(event)
