@@ -473,3 +473,29 @@ def test_compile_wraps_the_training_calls_only():
     with trainer._compiled_forward():
         assert trainer.model._compiled_call_impl is compiled[id(trainer.model)]
     assert trainer.model._compiled_call_impl is None
+
+
+def test_a_partial_state_of_a_waiting_step_resumes_under_the_deferred_one(tmp_path):
+    """A partial state saved by a step that waits (a CPU job, or the code before the deferred step) and
+    resumed where the step is deferred (CUDA) runs fused AdamW, not the kernel the state was saved with
+    (which cannot skip a step on the device), and trains on as the uninterrupted run does."""
+    from genplan.training.loop import Trainer
+
+    cfg = LoopConfig(epochs=4, lr=0.05, schedule="constant", grad_clip=1.0, checkpoint_every=1)
+    job = {"model": "tiny", "seed": 7}
+    partial = tmp_path / "model.ckpt.partial"
+
+    def kill(epoch):
+        if epoch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, partial=partial, job=job, on_epoch=kill)
+    deferred = LoopConfig(**{**cfg.__dict__, "defer_sync": True})
+    trainer = Trainer(make_model(), mse, make_batches, deferred, seed=7, partial=partial, job=job)
+    state = trainer.run()
+    assert state.resumed_from == 2 and state.step == 16 and state.skipped_steps == 0
+    assert all(g["fused"] and not g["foreach"] for g in trainer.optimizer.param_groups)
+    _, straight = run(cfg)
+    assert [r["train_loss"] for r in state.history] == pytest.approx([r["train_loss"] for r in straight.history],
+                                                                     rel=1e-4)

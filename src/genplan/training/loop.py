@@ -176,6 +176,7 @@ class Trainer:
         saved["best_weights"] = best
         self.model.load_state_dict(saved["weights"])
         self.optimizer.load_state_dict(saved["optimizer"])
+        self._keep_kernel()
         self.scheduler.load_state_dict(saved["scheduler"])
         self.gen.set_state(saved["generator"])
         torch.set_rng_state(saved["rng"])  # dropout and other draws of the global generators
@@ -189,6 +190,19 @@ class Trainer:
         self._saved_at = (time.perf_counter(), saved["step"])
         where = f"inside epoch {saved['epoch'] + 1}" if self._mid_epoch else f"after epoch {saved['epoch']}"
         log.info("%s: resuming %s (step %d) from %s", self.desc, where, saved["step"], self.partial)
+
+    def _keep_kernel(self) -> None:
+        """After loading an optimizer state: this trainer's AdamW kernel (fused or multi-tensor), not the
+        one the state was saved with (a partial state of a CPU job, or of the code before issue 55's
+        item 2, resumed on CUDA), the step counts where the fused kernel reads them (float32, beside
+        their parameters)."""
+        fused = bool(self.optimizer.defaults.get("fused"))
+        for group in self.optimizer.param_groups:
+            group["fused"], group["foreach"] = (True, None) if fused else (None, True)
+        if fused:
+            for p, st in self.optimizer.state.items():
+                if isinstance(st.get("step"), torch.Tensor):
+                    st["step"] = st["step"].to(device=p.device, dtype=torch.float32)
 
     def run_epoch(self) -> None:
         mid, self._mid_epoch = self._mid_epoch, None
