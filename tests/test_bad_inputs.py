@@ -63,6 +63,12 @@ CASES = {
         [*VALIDATE[:2], "{W}/latin1.pddl", VALIDATE[3]], 1, ["latin1.pddl", "PDDL problem file is not UTF-8 text"]),
     "validate: non-UTF-8 plan": ([*VALIDATE[:3], "{W}/latin1.plan"], 1, ["latin1.plan", "plan file is not UTF-8 text"]),
     "validate: missing plan": ([*VALIDATE[:3], "{W}/none.plan"], 1, ["none.plan", "plan file not found"]),
+    "validate: a junk line after a valid prefix (issue 56 case 6)": (
+        [*VALIDATE[:3], "{W}/junk.plan"], 1,
+        ["junk.plan", "line 4: not an action `(name object ...)` nor a `;` comment: 'this is not an action'"]),
+    "solve: a junk line in the reference plan": (
+        [*SOLVE[:5], "--reference-plan", "{W}/junk.plan", *SOLVE[5:]], 1,
+        ["junk.plan", "line 4: not an action"]),
     "trajectories: non-UTF-8 plans table": (
         [*TRAJ[:8], "{W}/latin1.csv", *TRAJ[9:]], 1, ["latin1.csv", "plans table is not UTF-8 text"]),
     "trajectories: malformed domain in the benchmark": (
@@ -130,6 +136,8 @@ def inputs(tmp_path_factory):
                                    "per_size": {s: 1 for s in SPLIT_DIRS}}, 0, w / "bench")
     shutil.copyfile(w / "bench" / "domain.pddl", w / "domain.pddl")
     (w / "ok.plan").write_text(plan_to_text(GRIPPER_PLAN))
+    (w / "junk.plan").write_text(plan_to_text(GRIPPER_PLAN).replace("; cost", "this is not an action\n"
+                                                                     "(move roomb rooma)\n; cost"))
     (w / "empty.pddl").write_text("  \n")
     (w / "broken.pddl").write_text("(define (problem p) (:domain gripper-strips")
     problem = (w / "bench" / "train" / "gripper-n1.pddl").read_text()
@@ -192,6 +200,14 @@ def test_val_callers_are_protected_too(inputs, problem, said):
     with pytest.raises(GenplanError, match=said) as err:
         val.validate(inputs / "domain.pddl", inputs / problem, inputs / "ok.plan")
     assert err.value.path == inputs / problem
+
+
+def test_val_is_never_shown_a_plan_with_junk(inputs):
+    """Every caller of val.validate (plan, plan-files, solve, evaluate, validate --evaluation) reads
+    the whole plan first: VAL would stop at the junk line and call the 3-step prefix valid."""
+    with pytest.raises(GenplanError, match="line 4: not an action") as err:
+        val.validate(inputs / "domain.pddl", inputs / "bench" / "train" / "gripper-n1.pddl", inputs / "junk.plan")
+    assert err.value.path == inputs / "junk.plan"
 
 
 def test_train_from_another_directory(inputs, tmp_path):

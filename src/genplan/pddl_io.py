@@ -261,17 +261,23 @@ def problem_to_pddl(
     return problem_to_string(problem) + "\n"
 
 
+_PLAN_LINE = re.compile(r"\(\s*[^\s();]+(?:\s+[^\s();]+)*\s*\)")
+
+
 def read_plan(path: str | Path) -> list[Action]:
-    """Read a plan file (one ``(action args)`` a line, ``;`` comments)."""
+    """Read a whole plan file: one ``(action object ...)`` a line, ``;`` comments and blank lines;
+    any other line is refused naming the file and the line (VAL stops reading at such a line and
+    judges the prefix before it: a plan with junk in it must never pass for that prefix)."""
     actions = []
     for lineno, line in enumerate(read_text(path, "plan", allow_empty=True).splitlines(), 1):
-        line = line.split(";", 1)[0].strip()
-        if not line:
+        text = line.split(";", 1)[0].strip()
+        if not text:
             continue
-        try:
-            actions.append(str_to_atom(line))
-        except ValueError as exc:
-            raise GenplanError(f"line {lineno}: {exc}", path) from None
+        if not _PLAN_LINE.fullmatch(text):
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            raise GenplanError(f"line {lineno}: not an action `(name object ...)` nor a `;` comment: {shown!r}",
+                               path)
+        actions.append(str_to_atom(text))
     return actions
 
 

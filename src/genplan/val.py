@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text,
+from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan,
                               str_to_atom)
 from genplan.tools import val_bin_dir, val_env
 
@@ -36,10 +36,11 @@ def check_inputs(domain: str | Path, problem: str | Path, plan: str | Path) -> N
     """The cheap checks that VAL cannot be trusted with (it crashes on a bad problem and blames
     nothing, and accepts a problem of another domain): GenplanError naming the file at fault when
     the domain is malformed, the problem is empty, not UTF-8 or of another domain, or the plan
-    cannot be read as UTF-8 text. The domain is parsed once per file (cached)."""
+    cannot be read as UTF-8 text or has a line that is neither an action nor a comment (VAL would
+    stop reading there and judge the prefix). The domain is parsed once per file (cached)."""
     dom = parse_domain(domain)
     check_problem_header(problem, dom)
-    read_text(plan, "plan", allow_empty=True)
+    read_plan(plan)
 
 
 def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300) -> ValResult:
