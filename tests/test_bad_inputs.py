@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from conftest import run_cli
+from conftest import REPO, run_cli
 from test_features import gripper_problem, trajectory_record, write_split
 
 from genplan import val
@@ -97,6 +97,29 @@ CASES = {
     "report: missing results folder": (
         ["report", "state-centric", "--results", "{W}/no-results", "--out-dir", "{O}"], 1,
         ["no-results", "--results: no such results folder"]),
+    "report: a results folder without evaluations (issue 56)": (
+        ["report", "state-centric", "--results", "{W}/plans", "--out-dir", "{O}"], 1,
+        ["plans", "--results: no evaluation CSVs", "nothing to report"]),
+    "report leaderboard: a results folder without evaluations (issue 56)": (
+        ["report", "leaderboard", "--results", "{W}/plans", "--out-dir", "{O}"], 1,
+        ["plans", "--results: no evaluation CSVs"]),
+    "plan-files: --time-limit inf (issue 56 case 9)": (
+        ["plan-files", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--time-limit", "inf", "--out-dir",
+         "{O}/p"], 1, ["--time-limit must be a positive number of seconds up to 604800 (a week), not inf"]),
+    "plan-files: --time-limit 1e9": (
+        ["plan-files", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--time-limit", "1e9", "--out-dir",
+         "{O}/p"], 1, ["--time-limit must be a positive number", "not 1000000000.0"]),
+    "plan: a NaN time limit in --params": (
+        ["plan", "--benchmark-dir", "{W}/bench", "--split", "train", "--params",
+         '{"optimal": {"time_limit": NaN}, "fallback": {}, "lama": {}, "memory_limit_mb": 1024}',
+         "--out-dir", "{O}/p", "--out-table", "{O}/t.csv"], 1, ["optimal.time_limit: nan is not a finite number"]),
+    "solve: a NaN search time limit in --settings": (
+        [*SOLVE, "--settings", '{"search": {"time_limit": NaN}}'], 1,
+        ["search.time_limit: nan is not a finite number"]),
+    "validate --evaluation: a stored-plans file with flipped bytes": (
+        ["validate", "--evaluation", "{W}/evaluation/extrapolation.greedy-applicable.csv", "--plans",
+         "{W}/evaluation/flipped.plans.json.gz"],
+        1, ["flipped.plans.json.gz", "not a stored-plans file (gzip JSON)"]),
     "evaluate: another domain's plans table": (
         EVALUATE, 1, ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
     "evaluate: a strategy of another family": (
@@ -136,6 +159,14 @@ def inputs(tmp_path_factory):
                                    "per_size": {s: 1 for s in SPLIT_DIRS}}, 0, w / "bench")
     shutil.copyfile(w / "bench" / "domain.pddl", w / "domain.pddl")
     (w / "ok.plan").write_text(plan_to_text(GRIPPER_PLAN))
+    committed = REPO / "results/evaluation/paper/blocks/plangpt/seed13"
+    (w / "evaluation").mkdir()
+    shutil.copyfile(committed / "extrapolation.greedy-applicable.csv",
+                    w / "evaluation" / "extrapolation.greedy-applicable.csv")
+    flipped = bytearray((committed / "extrapolation.greedy-applicable.plans.json.gz").read_bytes())
+    flipped[20] ^= 0xFF  # two bytes flipped: zlib.error, a traceback before
+    flipped[21] ^= 0xFF
+    (w / "evaluation" / "flipped.plans.json.gz").write_bytes(bytes(flipped))
     (w / "junk.plan").write_text(plan_to_text(GRIPPER_PLAN).replace("; cost", "this is not an action\n"
                                                                      "(move roomb rooma)\n; cost"))
     (w / "empty.pddl").write_text("  \n")
@@ -305,3 +336,18 @@ def test_only_the_newest_set_aside_partial_states_are_kept(tmp_path, caplog):
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert KEEP_STALE == 3 and kept == sorted([new.name, old[-1].name, old[-2].name]), kept
     assert sum("only the 3 newest set-aside states" in r.message for r in caplog.records) == 3
+
+
+@pytest.mark.parametrize("value, said", [(".inf", "planner.optimal.time_limit: inf is not a finite number"),
+                                         (".nan", "planner.optimal.time_limit: nan is not a finite number"),
+                                         ("1000000000.0", "planner.optimal.time_limit: 1000000000.0 is greater "
+                                                          "than the maximum of 604800")])
+def test_a_time_limit_that_is_no_number_fails_the_configuration_check(value, said):
+    """Issue 56 case 9: `.inf` and `.nan` passed `snakemake -n` and crashed the job."""
+    import yaml
+
+    from genplan.configuration import problems
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["planner"]["optimal"]["time_limit"] = yaml.safe_load(value)
+    assert said in problems(config, REPO / "workflow/schemas/config.schema.yaml")

@@ -28,7 +28,8 @@ ARGV = {
     "generate": "--domain blocks --params GEN --seed 0 --out {out}",
     "import": "--domain gripper --source {source} --no-verify --out {out}",
     "import-ipc2023": "--domain blocksworld --source {source} --checksums {checksums} --out {out}",
-    "plan": "--benchmark-dir {benchmark_dir} --split train --params PLANNER --out-dir {out_dir} --out-table {out_table}",
+    "plan": "--benchmark-dir {benchmark_dir} --split train --params PLANNER --out-dir {out_dir} "
+            "--out-table {out_table}",
     "plan-anytime": "--benchmark-dir {benchmark_dir} --split train --plans-table {plans_table} --params PLANNER "
                     "--out-dir {out_dir} --out-table {out_table}",
     "plan-files": "{domain} {problems} --out-dir {out_dir}",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 from importlib import resources
 from pathlib import Path
 
@@ -102,7 +103,16 @@ def _violations(node: dict, value) -> list[str]:
 `integer` is an int (5.0 is refused: `_Validator`)."""
     errors = list(_leaves(_Validator(node).iter_errors(value)))
     errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
-    return list(dict.fromkeys(_line(e) for e in errors))
+    return list(dict.fromkeys(_line(e) for e in errors)) + list(_non_finite(value, ()))
+
+
+def _non_finite(value, path: tuple) -> list[str]:
+    """A NaN or infinite number anywhere (YAML's .nan, .inf; JSON's NaN, Infinity): every bound of
+    the schema lets NaN through, and an infinite limit crashes where it is used (issue 56)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{_where(path)}: {value} is not a finite number"]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [line for key, v in items for line in _non_finite(v, (*path, key))]
 
 
 def benchmark_problems(config: dict) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import zlib
 from pathlib import Path
 
 from genplan.errors import GenplanError
@@ -86,7 +87,7 @@ def read(path: str | Path) -> dict:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:  # zlib: a flipped byte
         raise GenplanError(f"not a stored-plans file (gzip JSON): {exc}", path) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("problems"), dict):
         raise GenplanError(f"not a stored-plans file of format {FORMAT}", path)

@@ -11,6 +11,7 @@ from genplan.cli.types import BENCHMARK_DIR, PLANS_TABLE, SPLIT, Command, arg
 from genplan.cli.types import json_object as _json
 from genplan.errors import GenplanError
 
+MAX_TIME_LIMIT_S = 604800  # the config schema's bound on every time_limit
 THREADS = arg("--threads", type=int, default=1, help="problems planned at once (one Fast Downward run each)")
 OUT_DIR = arg("--out-dir", required=True, help="the plans folder (replaced as a whole): new, empty, or one this "
               "command wrote (genplan.outputs)")
@@ -72,8 +73,9 @@ def cmd_plan_anytime(a) -> int:
 
 
 def _check_plan_files_limits(a) -> None:
-    if a.time_limit <= 0:
-        raise GenplanError(f"--time-limit must be positive, not {a.time_limit}")
+    if not 0 < a.time_limit <= MAX_TIME_LIMIT_S:  # inf and 1e9 overflowed deep inside; NaN compared false
+        raise GenplanError(f"--time-limit must be a positive number of seconds up to {MAX_TIME_LIMIT_S} (a week), "
+                           f"not {a.time_limit}")
     if a.threads < 1:
         raise GenplanError(f"--threads must be at least 1, not {a.threads}")
     if a.memory_limit_mb < 256:

@@ -8,12 +8,17 @@ from genplan.cli.types import Command, arg
 
 
 def cmd_report(a) -> int:
-    """Refuses a results root that is not a folder (a typo wrote empty tables before) before writing anything."""
+    """Refuses a results root that is not a folder (a typo wrote empty tables before), or one without any
+    evaluation CSV, before writing anything."""
     from genplan.errors import GenplanError
+    from genplan.paths import Layout
     from genplan.report import build_report
 
     if not Path(a.results).is_dir():
         raise GenplanError("--results: no such results folder (nothing was written)", a.results)
+    if not Layout(a.results).evaluation_files():  # header-only tables, or a bare max() error, before
+        raise GenplanError("--results: no evaluation CSVs (evaluation/<benchmark>/<domain>/<model>/seed<seed>/"
+                           "<split>.<strategy>.csv): nothing to report (nothing was written)", a.results)
     build_report(a.paper, Path(a.results), Path(a.out_dir or a.results), a.published)
     return 0
 

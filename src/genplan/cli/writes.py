@@ -1,7 +1,8 @@
 """What each `genplan` subcommand reads and writes, by its arguments' names, so that the command line
 refuses, before the command runs, an output that would destroy an input or another output
-(genplan.outputs.check_separate), or a folder it would replace that is not its own (check_out_dir). Every subcommand has an entry (tests/test_output_safety.py checks
-it): a new command declares its paths here."""
+(genplan.outputs.check_separate), or a folder it would replace that is not its own (check_out_dir).
+Every subcommand has an entry (tests/test_output_safety.py checks it): a new command declares its
+paths here."""
 
 from __future__ import annotations
 
