@@ -71,6 +71,9 @@ CASES = {
         ["junk.plan", "line 4: not an action"]),
     "trajectories: non-UTF-8 plans table": (
         [*TRAJ[:8], "{W}/latin1.csv", *TRAJ[9:]], 1, ["latin1.csv", "plans table is not UTF-8 text"]),
+    "trajectories: another domain's plans table (issue 56 case 7)": (
+        [*TRAJ[:8], "{W}/blocks-plans.csv", *TRAJ[9:]], 1,
+        ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
     "trajectories: malformed domain in the benchmark": (
         [TRAJ[0], TRAJ[1], "{W}/badbench", *TRAJ[3:]], 1, ["badbench/domain.pddl", "malformed PDDL domain"]),
     "train: non-UTF-8 trajectories": (_train("{W}/traj/latin1.json.gz"), 1, ["latin1.json.gz", "not UTF-8 text"]),

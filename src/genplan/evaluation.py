@@ -166,10 +166,7 @@ def _read_plans_table(path: str | Path, problems: set[str], split: str) -> list[
     table = planning.read_table(path)
     if table and not {"problem", "valid", "plan_length"} <= set(table[0]):
         raise GenplanError("not a plans table (columns problem, valid, plan_length expected)", path)
-    foreign = sorted({r["problem"] for r in table} - problems)
-    if foreign:
-        raise GenplanError(f"not this split's plans table: {len(foreign)} problem(s) not in split {split!r} "
-                           f"of the benchmark, e.g. {foreign[:3]}", path)
+    planning.check_split_problems(table, problems, split, path)
     return table
 
 

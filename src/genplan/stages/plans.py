@@ -293,6 +293,16 @@ def read_table(path: str | Path) -> list[dict]:
     return read_csv(path, "plans table")
 
 
+def check_split_problems(table: list[dict], problems: set[str], split: str, path: str | Path) -> None:
+    """GenplanError naming the plans table when it names a problem that is not one of the split's
+    `problems`: another domain's or split's table (its rows would join nothing: blank qualities,
+    or zero trajectories, and exit 0)."""
+    foreign = sorted({r.get("problem") for r in table} - problems)
+    if foreign:
+        raise GenplanError(f"not this split's plans table: {len(foreign)} problem(s) not in split {split!r} "
+                           f"of the benchmark, e.g. {foreign[:3]}", path)
+
+
 def best_known_lengths(table: list[dict]) -> dict[str, int]:
     """Shortest VAL-valid plan per problem over every planner run (A*, GBFS, LAMA, reference)."""
     best: dict[str, int] = {}

@@ -24,6 +24,7 @@ from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
 from genplan.progress import progress
+from genplan.stages.plans import check_split_problems
 from genplan.tables import read_csv
 
 log = logging.getLogger("genplan")
@@ -101,6 +102,7 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
     parse_domain(domain)  # a bad domain is named before any plan is read
     rows = manifest.read(benchmark_dir, split)
     table = read_csv(plans_table, "plans table")
+    check_split_problems(table, {r["problem"] for r in rows}, split, plans_table)  # another domain's: 0 written
     records, missing = [], []
     for row in progress(rows, total=len(rows), desc=f"trajectories {split}"):
         plan = plans_dir / f"{row['problem']}.plan"
