@@ -125,6 +125,10 @@ CASES = {
         1, ["flipped.plans.json.gz", "not a stored-plans file (gzip JSON)"]),
     "evaluate: another domain's plans table": (
         EVALUATE, 1, ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
+    "evaluate: an emptied problem in the benchmark (issue 56 case 5)": (
+        [EVALUATE[0], *EVALUATE[1:4], "{W}/emptied", *EVALUATE[5:8], "{W}/plans.csv", *EVALUATE[9:]], 1,
+        ["emptied/train/gripper-n1.pddl: empty PDDL problem", "1 problem(s) of split 'train' malformed or "
+         "unreadable, nothing evaluated"]),
     "evaluate: a strategy of another family": (
         [*EVALUATE[:8], "{W}/plans.csv", *EVALUATE[9:], "--strategy", "greedy"], 2,
         ["strategy='greedy' for a transition model. Must be of the forms "
@@ -182,6 +186,8 @@ def inputs(tmp_path_factory):
     (w / "plans").mkdir()
     (w / "plans.csv").write_text("problem,config,status\n")
     shutil.copytree(w / "bench", w / "badbench")
+    shutil.copytree(w / "bench", w / "emptied")
+    (w / "emptied" / "train" / "gripper-n1.pddl").write_text("")
     (w / "badbench" / "domain.pddl").write_text("(define (domain d) (:predicates (p ?x)")
     release = w / "release" / "gripper"  # the papers' layout, one malformed problem
     for split, folder in SPLIT_DIRS.items():

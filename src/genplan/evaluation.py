@@ -81,6 +81,14 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
     best = planning.best_known_lengths(_read_plans_table(plans_table, {r["problem"] for r in rows}, split))
+    # an unreadable problem file (emptied, cut short, not UTF-8) was a `refused` row, counted as the
+    # model's failure; a well-formed problem of another domain stays the planner's to refuse
+    # (tests/test_evaluate_parallel.py's gx)
+    malformed = {name: exc for name, exc in planning.parse_problems(rows, domain).items()
+                 if not exc.message.startswith("problem is for domain")}
+    if malformed:
+        raise GenplanError(f"{len(malformed)} problem(s) of split {split!r} malformed or unreadable, nothing "
+                           "evaluated (fix or regenerate them): " + "; ".join(map(str, malformed.values())))
     resumable = model is None  # a model held in memory: the checkpoint's hash need not describe it
     model = model if model is not None else load_model(checkpoint, domain)
     if planner is None:
