@@ -618,6 +618,8 @@ def paper_run(a, config: dict, device: str, root: Path) -> int:
     """--paper-model: the entry at its own size (and --set) for as many steps as fit in --paper-seconds of its
     training job (or --paper-steps), its checkpoint in --paper-out, then each of its strategies on --paper-splits
     (CPU, VAL checks), with coverage; see the module docstring."""
+    import torch
+
     from genplan import atomic
     from training_throughput import training_files
 
@@ -637,7 +639,7 @@ def paper_run(a, config: dict, device: str, root: Path) -> int:
     warned: set = set()
     row = run_training(name, entry, files, out, a, device, warned, steps=guess, deadline=deadline, calibrate=20)
     rec = row.pop("record")
-    peak = "n/a" if device != "cuda" else peak_of(__import__("torch").cuda.get_device_name(0))
+    peak = "n/a" if device != "cuda" else peak_of(torch.cuda.get_device_name(0))
     head = header(a, device, f"paper-size training of {name} (issue 55, item 7)")
     head[4] = (f"# entry {name} of {a.config} with --set {a.set}: up to {a.paper_seconds or '-'} s of training "
                f"(or {a.paper_steps or '-'} steps; cosine over the steps that fit, warmup {a.warmup_fraction:g} of "
@@ -647,6 +649,8 @@ def paper_run(a, config: dict, device: str, root: Path) -> int:
     digest = hashlib.sha256((out / "model.ckpt").read_bytes()).hexdigest()
     lines += ["", f"checkpoint {out / 'model.ckpt'}: {row['ckpt_mib']:.1f} MiB, sha256 {digest}; training ended "
               f"{time.perf_counter() - start:.0f} s after the job began; best selection: see {out / 'summary.json'}",
+              *([f"torch warned of kernels without a deterministic version: {', '.join(sorted(warned))}"]
+                if warned else []),
               "", "split          strategy                 solved  coverage  VAL valid/checked  reasons (seconds)"]
     problems = root / "problems" / a.benchmark / a.domain
     model, failed = load_on_cpu(out / "model.ckpt", problems / "domain.pddl", a.threads), []
@@ -726,6 +730,13 @@ def main(argv=None) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before cuBLAS starts (the loop's deterministic mode)
+    # A pipeline job is a process of its own; here up to six jobs with train.compile share one, and every compiled
+    # module call is `nn.Module._call_impl`'s code, whose dynamo cache holds 8 entries by default: past them the
+    # later jobs would run eager, which no real job does.
+    import torch._dynamo.config as dynamo_config
+
+    limit = "recompile_limit" if hasattr(dynamo_config, "recompile_limit") else "cache_size_limit"  # older torch
+    setattr(dynamo_config, limit, max(getattr(dynamo_config, limit), 64))
     root = Path(a.data)
     try:
         if a.prepare or a.prepare_only:
