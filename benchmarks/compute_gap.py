@@ -45,15 +45,14 @@ PUBLISHED_HOURS = {"symt_e": PAPER_HOURS, "symt_ed": PAPER_HOURS, "plangpt": PAP
 
 
 def gpu_rates(path: Path) -> dict:
-    """model -> (parameters, steps per second) from gpu_check's table."""
-    rates = {}
-    for line in path.read_text().splitlines():
-        m = re.match(r"^(symt_e|symt_ed|plangpt|diffusion)\s+([\d,]+)\s+\d+\s.*?\s(yes|no)\s+([\d.]+)\s", line)
-        if m:
-            rates[m.group(1)] = (int(m.group(2).replace(",", "")), float(m.group(4)))
-    if set(rates) != set(PUBLISHED_HOURS):
-        raise SystemExit(f"compute_gap: {path} lacks rows for {sorted(set(PUBLISHED_HOURS) - set(rates))}")
-    return rates
+    """model -> (parameters, steps per second) from gpu_check's table (genplan.cluster_plan reads it)."""
+    from genplan.cluster_plan import gpu_rates as read
+    from genplan.errors import GenplanError
+
+    try:
+        return {model: (params, per_s) for model, (params, per_s, _) in read(path).items()}
+    except GenplanError as err:
+        raise SystemExit(f"compute_gap: {err}") from None
 
 
 def trial(name: str) -> dict:

@@ -87,7 +87,8 @@ def test_clipping_bounds_the_gradient_norm():
     assert min(r["grad_norm"] for r in state.history) > 0.5  # the unclipped norms, recorded
 
 
-def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
+def _run_with_a_nan_epoch(cfg: LoopConfig, caplog):
+    """`cfg` on a loss that is NaN for all of epoch 2; the state and the weights after each epoch."""
     calls, after_epoch = [0], {}
 
     def loss_fn(model, batch):
@@ -100,7 +101,12 @@ def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
 
     model = make_model()
     with caplog.at_level(logging.WARNING, logger="genplan"):
-        _, state = run(LoopConfig(epochs=3, schedule="constant"), loss_fn=loss_fn, model=model, on_epoch=on_epoch)
+        _, state = run(cfg, loss_fn=loss_fn, model=model, on_epoch=on_epoch)
+    return state, after_epoch
+
+
+def test_a_non_finite_loss_skips_the_step_and_is_counted(caplog):
+    state, after_epoch = _run_with_a_nan_epoch(LoopConfig(epochs=3, schedule="constant"), caplog)
     assert state.divergences == 1 and state.skipped_steps == 4 and state.step == 8  # one episode
     assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
         (2, 4, "nonfinite_loss", 4)]
@@ -399,20 +405,7 @@ def test_a_deferred_step_gives_the_history_of_the_step_that_waits():
 
 
 def test_a_deferred_non_finite_step_is_skipped_on_the_device_and_counted_when_read(caplog):
-    calls, after_epoch = [0], {}
-
-    def loss_fn(model, batch):
-        calls[0] += 1
-        loss = mse(model, batch)
-        return loss * math.nan if 5 <= calls[0] <= 8 else loss  # all of epoch 2
-
-    def on_epoch(epoch):
-        after_epoch[epoch] = {k: v.clone() for k, v in model.state_dict().items()}
-
-    model = make_model()
-    with caplog.at_level(logging.WARNING, logger="genplan"):
-        _, state = run(LoopConfig(epochs=3, schedule="constant", defer_sync=True), loss_fn=loss_fn, model=model,
-                       on_epoch=on_epoch)
+    state, after_epoch = _run_with_a_nan_epoch(LoopConfig(epochs=3, schedule="constant", defer_sync=True), caplog)
     # the host learns of the skipped steps after they ran: they count as steps (the schedule went on)
     assert state.divergences == 1 and state.skipped_steps == 4 and state.step == 12
     assert [(e["epoch"], e["step"], e["kind"], e["steps"]) for e in state.divergence_events] == [
