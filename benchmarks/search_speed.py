@@ -50,9 +50,10 @@ IPC = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "ipc2023-l
 PARTS = ("successors", "goal_and_duplicates", "wl_conversion", "prediction", "queue")
 
 
-def train_from_plans(domain_dir: Path, work: Path, n: int, pruning: str = "none"):
+def train_from_plans(domain_dir: Path, work: Path, n: int, pruning: str = "none", entry: dict | None = None):
     """A ridge heuristic trained on the first n training problems' reference plans, its WL features
-    pruned by wlplan's `pruning`."""
+    pruned by wlplan's `pruning`; `entry`: model entry settings over these (another learner, its
+    `train` settings)."""
     from genplan import manifest, registry
     from genplan.domains import domain_key
     from genplan.models.heuristic.train import train_heuristic
@@ -71,7 +72,9 @@ def train_from_plans(domain_dir: Path, work: Path, n: int, pruning: str = "none"
     traj = work / "train.json.gz"
     with gzip.open(traj, "wt") as fh:
         json.dump(document("train", work / "domain.pddl", recs, []), fh)
-    entry = {"family": "heuristic", "learner": "ridge", "train": {"data": "plans"}, "encoder": {"pruning": pruning}}
+    entry = {"family": "heuristic", "learner": "ridge", "train": {"data": "plans"}, "encoder": {"pruning": pruning}} \
+        | (entry or {})
+    entry["train"] = {"data": "plans"} | entry["train"]
     summary = train_heuristic("h_ridge", entry, domain_key(work / "domain.pddl"), {"train": [traj, work],
                                                                                    "validation": []},
                               13, work / "model.ckpt")
