@@ -339,3 +339,52 @@ def test_cpu_autocast_runs_attention_in_float32_and_agrees_with_float32(monkeypa
     assert out.dtype == torch.bfloat16 and torch.allclose(out.float(), ref, atol=0.1)
     out.float().sum().backward()
     assert all(p.grad is not None for p in model.parameters() if p.requires_grad and p.dim() > 1)
+
+
+# --- the CPU training attention: SDPA's bytes in fewer operators (issue 55, item 2) --------------------
+
+@pytest.mark.parametrize("mask_shape", [None, (2, 1, 1, 7), (2, 1, 7, 7)])
+def test_math_attention_has_the_bytes_of_sdpa_with_dropout(mask_shape):
+    """math_attention (with the mask made once as additive_mask) gives SDPA's outputs and gradients, bit for
+    bit, the dropout drawn alike from the global generator."""
+    from genplan.nn.transformer import additive_mask, math_attention
+
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 4, 7, 6, generator=g) for _ in range(3))
+    mask = None
+    if mask_shape is not None:
+        mask = torch.rand(mask_shape, generator=g) < 0.6
+        mask[..., 0] = True  # every row has a key, as the model's masks
+    results = []
+    for attend in (lambda a, b, c: torch.nn.functional.scaled_dot_product_attention(a, b, c, attn_mask=mask,
+                                                                                      dropout_p=0.1),
+                   lambda a, b, c: math_attention(a, b, c, additive_mask(mask), 0.1)):
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        torch.manual_seed(5)
+        y = attend(*leaves)
+        y.square().sum().backward()
+        results.append([y.detach(), *(t.grad for t in leaves)])
+    for a, b in zip(*results):
+        assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("kw", [{"causal": True}, {"causal": False, "positions": "rotary"}])
+def test_a_training_forward_with_dropout_has_the_bytes_of_sdpa(kw, monkeypatch):
+    """The model's CPU training forward with attention dropout (math_attention) against the same forward
+    through torch's SDPA: equal logits and gradients."""
+    import genplan.nn.transformer as tr
+
+    x = ids(T=9)
+    real = torch.ones_like(x, dtype=torch.bool)
+    real[1, 6:] = False
+    results = []
+    for math_path in (True, False):
+        if not math_path:
+            monkeypatch.setattr(tr, "uses_math_attention", lambda *a: False)
+        model = make(dropout=0.1, **kw).train()
+        torch.manual_seed(7)
+        out = model(x, attention_mask=real)
+        out.logits.square().sum().backward()
+        results.append([out.logits.detach(), *(p.grad for p in model.parameters())])
+    for a, b in zip(*results):
+        assert torch.equal(a, b)

@@ -127,7 +127,9 @@ class Attention(nn.Module):
         self.attn_drop, self.resid_drop = nn.Dropout(cfg.dropout), nn.Dropout(cfg.dropout)
         self.n_heads, self.dropout, self.cross = cfg.n_heads, cfg.dropout, cross
 
-    def forward(self, x, mask=None, is_causal=False, rope=None, past=None, memory=None, need_probs=False):
+    def forward(self, x, mask=None, is_causal=False, rope=None, past=None, memory=None, need_probs=False, bias=None):
+        """`bias`: `mask` as `additive_mask` gives it, where the forward made it once for every layer (see
+        `math_attention`); `mask` is then not read."""
         B, T, D = x.shape
         if self.cross:
             q, (k, v) = self.c_q(x), self.c_kv(memory).split(D, dim=2)
@@ -141,10 +143,15 @@ class Attention(nn.Module):
         probs = None
         if need_probs:  # explicit, to hand the probabilities out; same result as the fast path
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])  # the model never asks is_causal here
-            if mask is not None:
+            if bias is not None:  # the padded keys' -inf, made once a forward (the bytes of masked_fill's)
+                scores = scores + bias
+            elif mask is not None:
                 scores = scores.masked_fill(~mask, float("-inf"))
             probs = scores.float().softmax(dim=-1)  # float32 even under autocast (contrastive losses)
             y = self.attn_drop(probs).to(v.dtype) @ v
+        elif bias is not None or (self.training and self.dropout and not is_causal and mask is None
+                                  and q.device.type == "cpu" and q.dtype == torch.float32):
+            y = math_attention(q, k, v, bias, self.dropout if self.training else 0.0)
         elif q.dtype == torch.bfloat16 and q.device.type == "cpu":
             # CPU autocast (`train.cpu_bf16`): SDPA in float32, the matrix products around it in bfloat16; torch
             # 2.13's bfloat16 SDPA took 2.91x float32's CPU time (benchmarks/results/cpu-bf16.txt)
@@ -156,6 +163,33 @@ class Attention(nn.Module):
                                                dropout_p=self.dropout if self.training else 0.0)
         y = self.resid_drop(self.c_proj(y.transpose(1, 2).reshape(B, T, D)))
         return y, probs, (k, v)
+
+
+def additive_mask(mask: torch.Tensor | None, dtype=torch.float32) -> torch.Tensor | None:
+    """A boolean attention mask (True = attend) as the scores' summand: 0 where True, -inf where False."""
+    return None if mask is None else torch.where(mask, 0.0, float("-inf")).to(dtype)
+
+
+def uses_math_attention(training: bool, dropout: float, x: torch.Tensor) -> bool:
+    """Whether a training forward's attention runs `math_attention` rather than torch's SDPA: on a CPU in
+    float32 with dropout on the probabilities, where SDPA takes its math path anyway (its fused CPU kernel
+    has no dropout)."""
+    return training and dropout > 0 and x.device.type == "cpu" and x.dtype == torch.float32 \
+        and not torch.is_autocast_enabled("cpu")
+
+
+def math_attention(q, k, v, bias: torch.Tensor | None, dropout: float) -> torch.Tensor:
+    """softmax(q k^T / sqrt(hd) + bias) v, the probabilities dropped out: the operators of torch's SDPA math
+    path (`_scaled_dot_product_attention_math`, which SDPA runs on a CPU with dropout), so the same bytes
+    forward and backward, less what the model does not need of it: the boolean mask turned into `bias` by
+    every layer (here once a forward, `additive_mask`) and `_safe_softmax`'s search for rows without a key
+    (four operators over the whole [B,H,T,K] scores a layer; every row of the model's masks has a key, where
+    `_safe_softmax` is `softmax`). Not for `is_causal` (the model gives causal masks explicitly in training)."""
+    scale = math.sqrt(1.0 / math.sqrt(q.shape[-1]))  # SDPA scales q and k by its square root each
+    scores = (q * scale) @ (k.transpose(-2, -1) * scale)
+    if bias is not None:
+        scores = scores + bias
+    return F.dropout(scores.softmax(-1), dropout) @ v
 
 
 class MLP(nn.Module):
@@ -182,10 +216,11 @@ class Block(nn.Module):
 
     def forward(self, x, ctx: dict, past=None, need_probs=False):
         a, probs, present = self.attn(self.ln_1(x), ctx["mask"], ctx["is_causal"], ctx["rope"], past,
-                                      need_probs=need_probs)
+                                      need_probs=need_probs, bias=ctx["bias"])
         x, xprobs = x + a, None
         if hasattr(self, "xattn"):
-            a, xprobs, _ = self.xattn(self.ln_x(x), ctx["memory_mask"], memory=ctx["memory"], need_probs=need_probs)
+            a, xprobs, _ = self.xattn(self.ln_x(x), ctx["memory_mask"], memory=ctx["memory"], need_probs=need_probs,
+                                      bias=ctx["memory_bias"])
             x = x + a
         return x + self.mlp(self.ln_2(x)), probs, xprobs, present
 
@@ -264,6 +299,9 @@ class Transformer(nn.Module):
             ctx["memory_mask"] = (mm | ~mm.any(-1, keepdim=True))[:, None, None, :]  # all padding: attend all
         else:
             ctx["memory_mask"] = None
+        ctx["bias"] = ctx["memory_bias"] = None
+        if self._bias_once(x, return_attentions):  # every layer's mask as the scores' summand, made once here
+            ctx["bias"], ctx["memory_bias"] = additive_mask(ctx["mask"]), additive_mask(ctx["memory_mask"])
         x = self.drop(x)
         attns, xattns, hiddens, presents = [], [], [], []
         for i in range(cfg.n_layers):
@@ -277,6 +315,14 @@ class Transformer(nn.Module):
             cross_attentions=xattns if return_attentions and cfg.cross_attention else None,
             hidden_states=hiddens if return_hidden else None,
             past=presents if use_cache else None)
+
+    def _bias_once(self, x: torch.Tensor, need_probs: bool) -> bool:
+        """Whether the layers' attention adds the masks as `additive_mask`s made once a forward: where the
+        attention is explicit (the probabilities handed out, or `math_attention`) on a CPU in float32, the
+        bytes of what each layer did with the boolean mask (masked_fill; SDPA's math path)."""
+        if x.device.type != "cpu" or x.dtype != torch.float32 or torch.is_autocast_enabled("cpu"):
+            return False
+        return need_probs or uses_math_attention(self.training, self.config.dropout, x)
 
     def _logits(self, hidden: torch.Tensor, table: torch.Tensor | None) -> torch.Tensor:
         if table is not None and self.config.tie_embeddings:
