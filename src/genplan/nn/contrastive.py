@@ -85,6 +85,7 @@ def attention_loss(attn_a: Sequence, attn_b: Sequence, *, query_mask: torch.Tens
     if len(attn_a) != len(attn_b):
         raise ValueError(f"the copies have {len(attn_a)} and {len(attn_b)} attention modules")
     total, B = None, _batch(list(attn_a) + list(attn_b))
+    keeps: dict = {}  # the float mask of each (T, K): made once for every layer of that shape
     for a, b in zip(attn_a, attn_b):
         if a is None and b is None:
             continue
@@ -92,9 +93,12 @@ def attention_loss(attn_a: Sequence, attn_b: Sequence, *, query_mask: torch.Tens
             raise ValueError(f"attention shapes differ between the copies: "
                              f"{None if a is None else tuple(a.shape)} and {None if b is None else tuple(b.shape)}")
         d = (a.float() - b.float()) ** 2  # [B, H, T, K]
-        keep = _pair_mask(query_mask, key_mask, d.shape[2], d.shape[3])
+        if d.shape[2:] not in keeps:
+            keep = _pair_mask(query_mask, key_mask, d.shape[2], d.shape[3])
+            keeps[d.shape[2:]] = None if keep is None else keep.to(d.dtype)
+        keep = keeps[d.shape[2:]]
         if keep is not None:  # one product with the [B, 1, T, K] mask (0 or 1: the same sum as two)
-            d = d * keep.to(d.dtype)
+            d = d * keep
         s = d.sum()
         total = s if total is None else total + s
     if total is None:
@@ -110,15 +114,16 @@ def hidden_loss(hidden_a: Sequence, hidden_b: Sequence, d_k: int, *, mask: torch
     if type(d_k) is not int or d_k < 1:
         raise ValueError(f"Invalid value d_k={d_k!r}. Must be a positive integer")
     total, B = None, _batch(list(hidden_a) + list(hidden_b))
+    keep = None if mask is None else mask[:, :, None].to(torch.float32)  # once for every layer
     for a, b in zip(hidden_a, hidden_b):
         if a is None or b is None or a.shape != b.shape:
             raise ValueError("hidden states missing or of different shapes between the copies "
                              "(run the model with return_hidden=True)")
         if d_k > a.shape[-1]:
             raise ValueError(f"d_k={d_k} is larger than the hidden size {a.shape[-1]}")
-        d = (a[..., :d_k].float() - b[..., :d_k].float()) ** 2  # [B, T, d_k]
-        if mask is not None:
-            d = d * mask[:, :, None].to(d.dtype)
+        d = (a[..., :d_k].float() - b[..., :d_k].float()) ** 2  # [B, T, d_k], float32
+        if keep is not None:
+            d = d * keep
         s = d.sum()
         total = s if total is None else total + s
     if total is None:
