@@ -1,0 +1,104 @@
+"""Compiled eager GBFS with a learned linear WL heuristic (issue 57 item 1): the grounded task
+(genplan.planners.grounding) and the WL model are handed to genplan._wlsearch once per problem,
+and the whole search (successors, duplicates, open list, ILG + WL + dot product per state) runs
+in C++ in one call. It is `genplan.planners.best_first.gbfs` with `HeuristicModel.bind`'s h, step
+for step (same order of successors, ties, goal test at generation, counters), which stays the
+reference; tests/test_compiled_search.py holds the two together.
+
+The WL model is read from wlplan's own save text (the encoder's `to_dict()["generator"]`, wlplan
+2.1.0's Features::save: `colour_hash` per iteration as "c1.c2..." -> colour, `iterations` after
+pruning, the domain's predicates in wlplan's order, its constant objects); the problem's ILG
+(objects: the domain's constants, then the problem's other objects sorted; positive goal atoms;
+the static atoms when the encoder embeds them) is built as genplan.features.wlplan_edge's
+ProblemConverter builds it for wlplan. Linear learners only: an XGBoost model is refused."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from genplan.errors import GenplanError
+from genplan.planners.best_first import SearchLimits, SearchResult
+from genplan.planners.grounding import GroundTask, ground
+
+
+def wl_model(model, problem, task: GroundTask):
+    """The model's WL features and weights bound to `problem` (a genplan.planners.base.Problem), as
+    a genplan._wlsearch.WLModel over `task`'s fluent atom ids."""
+    from genplan import _wlsearch
+
+    if getattr(model, "_linear", None) is None:
+        raise GenplanError(f"the compiled search takes linear heuristics only, not learner {model.learner!r} "
+                           "(use the strategy gbfs)", problem.problem_file)
+    encoder = model.encoder
+    saved = json.loads(encoder.to_dict()["generator"])
+    if saved.get("feature_name") != "wl" or saved.get("graph_representation") != "ilg":
+        raise GenplanError(f"the compiled search computes wl features on ilg graphs, not "
+                           f"{saved.get('feature_name')} on {saved.get('graph_representation')}", problem.problem_file)
+    layers = [[([int(c) for c in key.split(".")], int(v)) for key, v in layer.items() if key]
+              for layer in saved["colour_hash"]]
+    predicates = {name: i for i, (name, _arity) in enumerate(saved["domain"]["predicates"])}
+    constants = list(saved["domain"]["constant_objects"])
+    spec = problem.task
+    objects = constants + sorted(o for o in spec.objects if o not in set(constants))
+    node = {o: i for i, o in enumerate(objects)}
+
+    def atom(a: tuple) -> tuple[int, list[int]]:
+        try:
+            return predicates[a[0]], [node[o] for o in a[1:]]
+        except KeyError:
+            raise GenplanError(f"atom {a} does not fit the WL model's domain", problem.problem_file) from None
+
+    statics = sorted(spec.statics) if encoder.statics else []
+    w, b = model._linear
+    return _wlsearch.WLModel(int(saved["iterations"]), bool(saved["multiset_hash"]), layers, [float(v) for v in w],
+                             float(b), len(objects), [atom(g) for g in sorted(spec.goal)], [atom(s) for s in statics],
+                             [atom(a) for a in task.atoms])
+
+
+def native_task(task: GroundTask):
+    from genplan import _wlsearch
+
+    return _wlsearch.Task(len(task.atoms), task.pre, task.neg, task.add, task.delete, task.init, task.goal_pos,
+                          task.goal_neg)
+
+
+class CompiledSearch:
+    """One problem prepared for the compiled search: its grounded task and the bound WL model."""
+
+    def __init__(self, model, problem):
+        start = time.perf_counter()
+        self.problem = problem
+        self.task = ground(problem.mimir, problem.domain_file)
+        self.native = native_task(self.task)
+        self.wl = wl_model(model, problem, self.task)
+        self.prepare_time = time.perf_counter() - start
+
+    def h(self, state) -> float:
+        """The compiled h of a pymimir state of `problem.mimir`."""
+        return self.wl.h(self.task.state_ids(self.problem.mimir, state))
+
+    def gbfs(self, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+        """Eager GBFS in C++ (`timers`, when a dict: CPU seconds per part, as best_first's `_Clock`)."""
+        out = self._wlsearch_gbfs(limits, timers is not None)
+        if timers is not None:
+            for k, v in out["timers"].items():
+                timers[k] = timers.get(k, 0.0) + v
+        res = SearchResult([self.task.names[i] for i in out["plan"]], out["reason"], expanded=out["expanded"],
+                           generated=out["generated"], evaluated=out["evaluated"],
+                           heuristic_calls=out["evaluated"], h_init=out["h_init"] if out["evaluated"] else None,
+                           time=out["time"])
+        res.counters["prepare_time"] = self.prepare_time
+        return res
+
+    def _wlsearch_gbfs(self, limits: SearchLimits, timers: bool) -> dict:
+        from genplan import _wlsearch
+
+        inf = float("inf")
+        return _wlsearch.gbfs(self.native, self.wl, float(min(limits.max_expansions, 2.0 ** 62)),
+                              float(limits.time_limit) if limits.time_limit < inf else 1e300, timers)
+
+
+def compiled_gbfs(model, problem, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+    """Eager GBFS of `problem` with `model`'s linear WL heuristic, in one native call."""
+    return CompiledSearch(model, problem).gbfs(limits, timers)
