@@ -134,3 +134,23 @@ def test_all_plans_keeps_each_distinct_valid_plan_once(paper_splits, tmp_path):
     assert len(trajectory_cases(doc, suffixes=False)) == len(doc["problems"]) + 1
     plain = trajectories.trajectories_split(out, "train", plans, table, tmp_path / "p.json.gz")
     assert "alternatives" not in plain["problems"][0]
+
+
+def test_a_plan_the_table_vouches_for_but_the_folder_lacks_is_refused(paper_splits, tmp_path):
+    """A plans folder copied without its plan files (the table says VAL-valid, no file): trajectories
+    refuses by name and writes nothing, instead of a document of 0 trajectories that training then
+    refuses far from the cause."""
+    out = _imported(paper_splits, tmp_path)
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    table = tmp_path / "plans.csv"
+    problems = sorted(p.stem for p in (out / "train").glob("*.pddl"))
+    table.write_text("problem,config,status,plan_length,time,valid,reason,plan_file\n" + "".join(
+        f"{p},reference,satisficing,3,,yes,,{p}.reference.plan\n" for p in problems))
+    with pytest.raises(GenplanError, match=rf"{problems[0]} a VAL-valid plan .* is missing"):
+        trajectories.trajectories_split(out, "train", plans, table, tmp_path / "t.json.gz")
+    assert not (tmp_path / "t.json.gz").exists()
+    table.write_text("problem,config,status,plan_length,time,valid,reason,plan_file\n" + "".join(
+        f"{p},lama_first,unsolved,,60,,time limit,\n" for p in problems))  # unsolved: listed, not refused
+    doc = trajectories.trajectories_split(out, "train", plans, table, tmp_path / "t.json.gz")
+    assert not doc["problems"] and len(doc["without_plan"]) == len(problems)

@@ -107,6 +107,12 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
     for row in progress(rows, total=len(rows), desc=f"trajectories {split}"):
         plan = plans_dir / f"{row['problem']}.plan"
         if not plan.is_file():
+            valid = [r.get("plan_file") or r.get("config") for r in table
+                     if r.get("problem") == row["problem"] and r.get("valid") == "yes"]
+            if valid:  # the table vouches for a plan the folder lacks: an incomplete copy, not an unsolved problem
+                raise GenplanError(f"the plans table gives {row['problem']} a VAL-valid plan ({valid[0]}) but "
+                                   f"{plan} is missing: the plans folder is incomplete (rerun the plans stage "
+                                   "for this split)", plans_table)
             statuses = {r.get("config"): r.get("status") for r in table if r.get("problem") == row["problem"]}
             missing.append({"problem": row["problem"], "statuses": statuses})
             continue
