@@ -54,7 +54,7 @@ COLUMNS = ["benchmark", "domain", "split", "system", "variant", "model", "strate
            "parameter_unit", "train_cpu_s", "train_wall_s", "device"]
 FD = "fast_downward"
 FD_CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first", "gbfs_ff_eager")
-SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5}
+SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5, "test": 6}
 SIZE_COLUMNS = ["family", "system", "variant", "architecture", "parameter_unit", "min", "max", "n_models", "ratio"]
 
 

@@ -36,7 +36,7 @@ from genplan.paths import Layout
 
 FD = "fast_downward"
 FD_NAMES = {"astar_lmcut": "FD A* + LM-cut", "lama_first": "FD LAMA-first", "gbfs_ff_eager": "FD eager GBFS + hFF"}
-SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5}
+SPLIT_ORDER = {"validation": 0, "interpolation": 1, "extrapolation": 2, "easy": 3, "medium": 4, "hard": 5, "test": 6}
 SPLIT_SHORT = {"validation": "val", "interpolation": "interp", "extrapolation": "extrap", "medium": "med"}
 MAX_CELLS = 16  # a benchmark with more (domain, split) cells is drawn in several panels, whole domains each
 NUMBERS = ("coverage", "quality", "ipc_score", "median_time_s")
