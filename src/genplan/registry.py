@@ -88,7 +88,8 @@ FAMILIES: dict[str, Family] = {
         Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
         Family("heuristic", "genplan.models.heuristic.family", ("trajectories", "statespaces"),
-               ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent"), gpu=False, default_strategy="gbfs"),
+               ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "compiled-gbfs"), gpu=False,
+               default_strategy="gbfs"),
     )
 }
 

@@ -18,6 +18,9 @@ evaluate the new successors of an expanded state in ONE heuristic call.
   operators); the same limits as `gbfs`.
 - `novelty-gbfs` (`novelty_gbfs`, strategy of the heuristic family): eager GBFS ordered by (novelty
   given the rounded h, h), best-first width search's w_h; the same limits as `gbfs`.
+- `compiled-gbfs` (strategy of the heuristic family): `gbfs` with a linear WL heuristic run in C++,
+  one native call a problem (genplan.planners.compiled, genplan._wlsearch): the same plans and
+  counters as `gbfs`; its time limit counts the grounding and the model's export too.
 - `descent` (greedy descent): from the current state, move to the successor with the lowest h
   (ties: the first in the successor order), never to a state the descent has entered before
   (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
@@ -63,7 +66,7 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
 )
 
 _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
-KINDS = (*_BEST_FIRST, "descent", "heuristic-greedy")
+KINDS = (*_BEST_FIRST, "descent", "heuristic-greedy", "compiled-gbfs")
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
 
@@ -175,6 +178,8 @@ class HeuristicSearchPlanner:
 
     def solve(self, problem) -> Attempt:
         start = time.perf_counter()
+        if self.kind == "compiled-gbfs":
+            return self._compiled(problem, start)
         try:
             heuristic = self.model.bind(problem, **self.bind_options)
             task = problem.mimir
@@ -185,6 +190,19 @@ class HeuristicSearchPlanner:
             return self._attempt(search(task, heuristic, self.limits), start)
         rules = self.guidance.rules(len(problem.task.objects)) if self.guidance else Rules()
         return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)
+
+    def _compiled(self, problem, start: float) -> Attempt:
+        """`compiled-gbfs`: the search in one native call, its time limit counting the preparation."""
+        from genplan.planners.compiled import CompiledSearch
+
+        try:
+            search = CompiledSearch(self.model, problem)
+        except GenplanError as exc:  # an XGBoost model, conditional effects, derived predicates
+            return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
+        left = self.limits.time_limit - (time.perf_counter() - start)
+        if left <= 0:
+            return self._attempt(SearchResult([], "time_limit"), start)
+        return self._attempt(search.gbfs(SearchLimits(self.limits.max_expansions, left)), start)
 
     def _attempt(self, res: SearchResult, start: float, horizon: int | None = None) -> Attempt:
         elapsed = time.perf_counter() - start

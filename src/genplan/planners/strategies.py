@@ -22,6 +22,7 @@ A strategy name reads as its parameters, so that a results path says how its pla
 | `lazy-gbfs`                 | lazy-gbfs | lazy greedy best-first search: h computed at expansion, one state a call | heuristic |
 | `novelty-gbfs`              | novelty-gbfs | eager GBFS ordered by (novelty given h, h): best-first width search's w_h | heuristic |
 | `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
+| `compiled-gbfs`             | compiled-gbfs | `gbfs` in C++ (genplan._wlsearch): one native call a problem; linear WL heuristics only | heuristic |
 
 Every number has an upper bound (`MAXIMA`: a strategy past it would plan for hours, or hang):
 beam width and multibeam beams at most 100, top-p samples at most 1,000, unmasking steps at most
@@ -64,6 +65,7 @@ _KINDS: dict[str, tuple[re.Pattern, callable]] = {
     "lazy-gbfs": (re.compile(r"lazy-gbfs"), lambda m: {}),  # genplan.planners.search.lazy_gbfs; the same limits
     "novelty-gbfs": (re.compile(r"novelty-gbfs"), lambda m: {}),  # genplan.planners.best_first.novelty_gbfs
     "descent": (re.compile(r"descent"), lambda m: {}),
+    "compiled-gbfs": (re.compile(r"compiled-gbfs"), lambda m: {}),  # genplan.planners.compiled; gbfs's limits
 }
 KINDS = tuple(_KINDS)
 
@@ -72,7 +74,8 @@ MAXIMA = {"width": 100, "beams": 100, "samples": 1000, "steps": 1000, "blocks": 
 EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
             "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
             "unmask-T20",
-            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "lazy-gbfs", "novelty-gbfs", "descent")
+            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "lazy-gbfs", "novelty-gbfs", "descent",
+            "compiled-gbfs")
 
 
 @dataclass(frozen=True)
