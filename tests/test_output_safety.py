@@ -28,6 +28,7 @@ ARGV = {
     "generate": "--domain blocks --params GEN --seed 0 --out {out}",
     "import": "--domain gripper --source {source} --no-verify --out {out}",
     "import-ipc2023": "--domain blocksworld --source {source} --checksums {checksums} --out {out}",
+    "import-folder": "--domain blocksworld --source {source} --layout ipc2023 --checksums {checksums} --out {out}",
     "plan": "--benchmark-dir {benchmark_dir} --split train --params PLANNER --out-dir {out_dir} "
             "--out-table {out_table}",
     "plan-anytime": "--benchmark-dir {benchmark_dir} --split train --plans-table {plans_table} --params PLANNER "

@@ -38,7 +38,7 @@ from genplan.errors import GenplanError
 GPU_CHECK = Path("benchmarks/results/gpu-check-cuda-h100.txt")
 JOBSTATS = (Path("results/jobstats"), Path("results/ipc2023-cpu/jobstats"), Path("results/plangpt-cpu/jobstats"))
 RATE_KEYS = ("symt_e", "symt_ed", "plangpt", "diffusion")
-LOCAL_RULES = {"all", "import_problems", "import_ipc2023"}  # the Snakefile's and problems.smk's local rules
+LOCAL_RULES = {"all", "import_problems", "import_ipc2023", "import_folder"}  # the Snakefile's, problems.smk's
 
 
 @dataclass

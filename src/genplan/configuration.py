@@ -116,15 +116,18 @@ def _non_finite(value, path: tuple) -> list[str]:
 
 
 def benchmark_problems(config: dict) -> list[str]:
-    """One line per configured domain or split that a configured benchmark does not provide
-    (genplan.domains.BENCHMARK_DOMAINS, genplan.paths.BENCHMARK_SPLITS), and for `ipc2023` a missing
-    `ipc2023_dir` (the benchmark is read from the user's folder, never downloaded)."""
-    from genplan.domains import BENCHMARK_DOMAINS
-    from genplan.paths import BENCHMARK_SPLITS
+    """One line per configured benchmark that is neither built in nor one of `benchmark_folders`, per
+    configured domain or split that a configured benchmark does not provide (genplan.benchmarks), and for
+    `ipc2023` a missing `ipc2023_dir` (the benchmark is read from the user's folder, never downloaded)."""
+    from genplan import benchmarks
 
-    lines = []
+    lines = benchmarks.problems(config)
+    if lines:
+        return lines
+    known = benchmarks.configured(config)
     for bench in config["benchmarks"]:
-        domains, splits = BENCHMARK_DOMAINS[bench], BENCHMARK_SPLITS[bench]
+        kind = known[bench]
+        domains, splits = benchmarks.domains_of(kind), kind.splits
         lines += [f"domains: benchmark {bench!r} has no domain {d!r}; its domains: {list(domains)}"
                   for d in config["domains"] if d not in domains]
         named = {"splits": config["splits"], "statespace.splits": config["statespace"]["splits"],
@@ -137,7 +140,7 @@ def benchmark_problems(config: dict) -> list[str]:
     lines += [f"models.{m}.domain_settings: {d!r} is not one of the configured domains {config['domains']}"
               for m, entry in (config.get("models") or {}).items() if isinstance(entry, dict)
               for d in entry.get("domain_settings") or {} if d not in config["domains"]]
-    lines += _models_without_validation(config, BENCHMARK_SPLITS)
+    lines += _models_without_validation(config, {name: b.splits for name, b in known.items()})
     if "ipc2023" in config["benchmarks"]:
         where = config.get("ipc2023_dir")
         if not where:

@@ -26,12 +26,15 @@ from pathlib import Path
 SPLITS = ("train", "validation", "interpolation", "extrapolation")  # the papers' (generated and paper)
 TEST_SPLITS = ("interpolation", "extrapolation")
 EVAL_SPLITS = ("validation", "interpolation", "extrapolation")  # validation selects; reported apart
-BENCHMARKS = ("generated", "paper", "ipc2023")
+BENCHMARKS = ("generated", "paper", "ipc2023")  # the built-in ones (genplan.benchmarks: and a config's folders)
 # The IPC 2023 learning track: its training problems, and its three test levels
 IPC2023_SPLITS = ("train", "easy", "medium", "hard")
 IPC2023_TEST_SPLITS = ("easy", "medium", "hard")
 BENCHMARK_SPLITS = {"generated": SPLITS, "paper": SPLITS, "ipc2023": IPC2023_SPLITS}
-ALL_SPLITS = tuple(dict.fromkeys(s for splits in BENCHMARK_SPLITS.values() for s in splits))
+# the split names a user's folder benchmark may declare (genplan.benchmarks): train, an optional
+# validation split, and test levels
+FOLDER_SPLITS = ("train", "validation", "test", "easy", "medium", "hard")
+ALL_SPLITS = tuple(dict.fromkeys([*(s for splits in BENCHMARK_SPLITS.values() for s in splits), *FOLDER_SPLITS]))
 ANYTIME_SUFFIX = ".anytime"  # <split>.anytime.csv beside <split>.csv: anytime LAMA's table
 
 _EVAL = re.compile(r"(?P<split>[a-z]+)\.(?P<strategy>[A-Za-z0-9.\-]+)\.csv")

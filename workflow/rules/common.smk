@@ -2,14 +2,15 @@
 # come from genplan.paths (one layout, under this configuration's results root), the families and
 # their strategies from genplan.registry, the reports' inputs and outputs from genplan.report.registry.
 import json
+import shlex
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from genplan import registry
+from genplan import benchmarks, registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout, splits_of
+from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout
 from genplan.report import registry as reports
 
 
@@ -21,10 +22,12 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 L = Layout(config["results_dir"])
 MODELS = config["models"]
+BENCHMARK_KINDS = benchmarks.configured(config)  # the built-in benchmarks and the config's own folders
+FOLDERS = benchmarks.folder_names(config)
 
 
 wildcard_constraints:
-    benchmark="|".join(BENCHMARKS),
+    benchmark="|".join([*BENCHMARKS, *FOLDERS]),
     domain="|".join(config["domains"]),
     split="|".join(ALL_SPLITS),
     model="|".join(MODELS) or "no-model",
@@ -110,6 +113,22 @@ def ipc2023_source(wildcards):
     return config["ipc2023_dir"]
 
 
+def folder_source(wildcards):
+    """A folder benchmark's folder (genplan.benchmarks: the config's benchmark_folders)."""
+    return BENCHMARK_KINDS[wildcards.benchmark].path
+
+
+def folder_args(wildcards):
+    """`genplan import-folder`'s layout, split patterns and checksum list of a folder benchmark."""
+    kind = BENCHMARK_KINDS[wildcards.benchmark]
+    args = [f"--layout {kind.layout}"]
+    if kind.patterns:
+        args.append(f"--splits {shlex.quote(json.dumps({s: list(p) for s, p in kind.patterns.items()}))}")
+    if kind.checksums:
+        args.append(f"--checksums {shlex.quote(kind.checksums)}")
+    return " ".join(args)
+
+
 def benchmark_problems(wildcards):
     return L.problems(wildcards.benchmark, wildcards.domain)
 
@@ -169,7 +188,7 @@ def training_data(wildcards):
     b, d = wildcards.benchmark, wildcards.domain
     data = {"train": [], "validation": []}
     for split in data:
-        if split not in splits_of(b):  # a benchmark without a validation split (ipc2023): none
+        if split not in BENCHMARK_KINDS[b].splits:  # a benchmark without a validation split (ipc2023): none
             continue
         if "trajectories" in sources:
             data[split].append(L.trajectories(b, d, split))

@@ -1,5 +1,6 @@
 """The commands that write a benchmark folder's problems: our seeded generators (`generate`), the
-papers' instances (`import`) and the IPC 2023 learning track's (`import-ipc2023`)."""
+papers' instances (`import`), the IPC 2023 learning track's (`import-ipc2023`) and a folder of PDDL the
+user names (`import-folder`, genplan.benchmarks)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,16 @@ def cmd_import_ipc2023(a) -> int:
     return 0
 
 
+def cmd_import_folder(a) -> int:
+    from genplan.errors import GenplanError
+    from genplan.stages.folder_import import import_folder
+
+    if a.layout == "flat" and not a.splits:
+        raise GenplanError("--splits is needed for the flat layout (split -> problem name patterns)")
+    import_folder(a.domain, a.source, a.layout, a.out, splits=a.splits, checksum_file=a.checksums)
+    return 0
+
+
 COMMANDS = (
     Command("generate", cmd_generate, "write a generated benchmark for one domain (all splits)", (
         GENERATED_DOMAIN,
@@ -67,4 +78,17 @@ COMMANDS = (
                     "with the reference plans and the best known costs (upper_bounds.csv), from a local copy of "
                     "the benchmarks repository (it has no licence: it is not downloaded); every file checked "
                     "against its SHA-256, the domain and every problem parsed, before anything is written."),
+    Command("import-folder", cmd_import_folder, "import one domain of a folder of PDDL (your own benchmark)", (
+        arg("--domain", required=True, help="the domain's subfolder of --source"),
+        arg("--source", required=True, help="the benchmark folder: one subfolder per domain"),
+        arg("--layout", required=True, choices=("ipc2023", "flat"), help="ipc2023: domain.pddl, training/easy/, "
+            "testing/<level>/; flat: Fast Downward's, domain.pddl beside the problems"),
+        arg("--splits", type=_json, default=None, help='flat layout: split -> shell patterns of problem names '
+            '(JSON), e.g. {"train": ["p0[1-4]"], "test": ["p0[5-7]"]}'),
+        arg("--checksums", default=None, help="a checksum list (sha256sum format, paths relative to --source) "
+            "every file read must match; without it the sums are recorded in checksums.sha256"),
+        OUT_BENCHMARK),
+        description="A benchmark registered by configuration alone (genplan.benchmarks): the domain and every "
+                    "problem parsed, a bad file refused by name, before anything is written; the SHA-256 of "
+                    "every file read recorded in the benchmark folder's checksums.sha256."),
 )

@@ -28,6 +28,7 @@ PATHS = {
     "generate": Paths(folders=("out",)),
     "import": Paths(folders=("out",), trees=("source",)),
     "import-ipc2023": Paths(folders=("out",), reads=("checksums",), trees=("source",)),
+    "import-folder": Paths(folders=("out",), reads=("checksums",), trees=("source",)),
     "plan": Paths(folders=("out_dir",), files=("out_table",), trees=BENCH),
     "plan-anytime": Paths(folders=("out_dir",), files=("out_table",), reads=("plans_table",), trees=BENCH),
     "plan-files": Paths(folders=("out_dir",), reads=("domain", "problems")),

@@ -21,6 +21,7 @@ import importlib
 import re
 from dataclasses import dataclass
 
+from genplan.benchmarks import BUILTIN
 from genplan.paths import Layout
 
 ALL = "*"  # in `reads`: every registered family
@@ -46,7 +47,8 @@ class Report:
 # the papers' reports: their tables set our numbers beside the papers' published ones, measured on the
 # papers' instances or our generated ones; a configuration of other benchmarks only (ipc2023) never builds them
 PAPERS_BENCHMARKS = ("generated", "paper")
-BOUNDED = ("ipc2023",)  # benchmarks whose problems folder ships upper_bounds.csv (genplan.paths.Layout.upper_bounds)
+# benchmarks whose problems folder ships upper_bounds.csv (genplan.paths.Layout.upper_bounds): ipc2023
+BOUNDED = tuple(name for name, bench in BUILTIN.items() if bench.bounds)
 
 
 _SC = "state-centric"
