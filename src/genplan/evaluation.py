@@ -80,7 +80,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     rows = manifest.read(benchmark_dir, split)
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
-    best = planning.best_known_lengths(_read_plans_table(plans_table, {r["problem"] for r in rows}, split))
+    best = planning.best_known_lengths(_read_plans_table(plans_table, rows, split))
     # an unreadable problem file (emptied, cut short, not UTF-8) was a `refused` row, counted as the
     # model's failure; a well-formed problem of another domain stays the planner's to refuse
     # (tests/test_evaluate_parallel.py's gx)
@@ -165,16 +165,19 @@ def write_outputs(out: str | Path, out_plans: str | Path, records: list[dict], b
         csv_tmp.write_text(tables.csv_text(records, COLUMNS))
 
 
-def _read_plans_table(path: str | Path, problems: set[str], split: str) -> list[dict]:
-    """The split's plans table; GenplanError naming it if it is missing, not a plans table, or names
-    a problem that is not one of the split's `problems` (another domain's or split's table: its
-    best-known lengths would leave the quality column silently blank)."""
+def _read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[dict]:
+    """The split's plans table; GenplanError naming it if it is missing, not a plans table, names
+    a problem that is not one of the split's manifest `rows` (another domain's or split's table: its
+    best-known lengths would leave the quality column silently blank), or was planned from other
+    content under the same names (problems regenerated with another seed: wrong best-known lengths
+    and qualities, issue 56 case 4)."""
     if not Path(path).is_file():
         raise GenplanError("plans table not found", path)
     table = planning.read_table(path)
     if table and not {"problem", "valid", "plan_length"} <= set(table[0]):
         raise GenplanError("not a plans table (columns problem, valid, plan_length expected)", path)
-    planning.check_split_problems(table, problems, split, path)
+    planning.check_split_problems(table, {r["problem"] for r in rows}, split, path)
+    planning.check_problem_hashes(table, rows, path)
     return table
 
 

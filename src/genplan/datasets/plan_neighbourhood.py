@@ -95,6 +95,7 @@ def problem_files(doc: dict, trajectories: str | Path, folders: list = ()) -> di
     layout (genplan.paths.problems_of_trajectories); GenplanError naming the first problem without one."""
     from genplan import manifest
     from genplan.paths import problems_of_trajectories
+    from genplan.resume import file_sha256
 
     candidates = [Path(f) for f in folders]
     beside = problems_of_trajectories(Path(trajectories).resolve())
@@ -110,6 +111,11 @@ def problem_files(doc: dict, trajectories: str | Path, folders: list = ()) -> di
             raise GenplanError(f"no problem file for problem {rec['problem']!r}: training from plans needs the "
                                "benchmark folder (with its manifest.csv) beside the trajectories "
                                "(<root>/problems/<benchmark>/<domain>) or named in --train", trajectories)
+        want = rec.get("problem_sha256")  # absent in a file made before the hashes: not checked
+        if want and file_sha256(files[rec["problem"]]) != want:
+            raise GenplanError(f"problem {rec['problem']!r}'s plan was made for a file of SHA-256 {want[:12]}..., but "
+                               f"{files[rec['problem']]} has other content (regenerated or edited since: rerun the "
+                               "plans and trajectories stages)", trajectories)
     return {rec["problem"]: files[rec["problem"]] for rec in doc["problems"]}
 
 

@@ -52,7 +52,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
     """problem -> its plans-table row of A* + LM-cut where that row is a proof (optimal plan or
     unsolvable). GenplanError naming the plans table when it lacks a column, or when its problems
     are not the split's (a table of another split or an older benchmark)."""
-    missing_cols = set(planning.COLUMNS) - set(table[0]) if table else set()
+    missing_cols = set(planning.REQUIRED) - set(table[0]) if table else set()
     if missing_cols:
         raise GenplanError(f"not a plans table: no column(s) {sorted(missing_cols)}", where)
     split = [r["problem"] for r in rows]
@@ -64,6 +64,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
                 else f"rows for problem(s) {extra[:5]} that the split does not have")
         raise GenplanError(f"{what}: this plans table was not made from this benchmark's split "
                            "(rerun `genplan plan` on it)", where)
+    planning.check_problem_hashes(table, rows, where)
     return {r["problem"]: r for r in table if r["config"] == "astar_lmcut" and r["status"] in SKIPPED}
 
 
@@ -114,6 +115,7 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
             publishing = True
         index = {r["problem"]: i for i, r in enumerate(rows)}
         table.sort(key=lambda r: index[r["problem"]])
+        table = planning.with_hashes(table, rows)
         atomic.write_text(out_table, csv_text(table, planning.COLUMNS))
     except BaseException:
         if publishing:  # cut short between the two renames: no folder without its table

@@ -19,6 +19,7 @@ from genplan.stages.plans import (
     not_planned_rows,
     parse_problems,
     record_runs,
+    with_hashes,
 )
 from genplan.tables import csv_text
 
@@ -74,7 +75,7 @@ def plan_files(domain: str | Path, problems: list[str | Path], planner: str, tim
                 table.extend(records)
                 if on_problem is not None:
                     on_problem(row["problem"], records)
-        (Path(tmp_dir) / TABLE_NAME).write_text(csv_text(table, COLUMNS))
+        (Path(tmp_dir) / TABLE_NAME).write_text(csv_text(with_hashes(table, rows), COLUMNS))
     if malformed:
         raise MalformedProblems(malformed, table, str(out_dir / TABLE_NAME))
     return table

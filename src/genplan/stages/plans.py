@@ -37,7 +37,11 @@ from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
-COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file")
+# `problem_sha256`: the SHA-256 of the problem file each row was planned from (issue 56 case 4: problems
+# regenerated with another seed keep their names; a table of the old ones must not pass for the new ones)
+HASH = "problem_sha256"
+COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file", HASH)
+REQUIRED = COLUMNS[:-1]  # a table made before the hash column (the committed ones) is read without it
 # Which plan a problem's trajectory is made of: the first of these that solved it.
 MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager")
 CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager", "lama_first", "lama_anytime", "reference")
@@ -196,6 +200,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
         order = {c: i for i, c in enumerate(CONFIG_ORDER)}
         index = {r["problem"]: i for i, r in enumerate(rows)}
         table.sort(key=lambda r: (index[r["problem"]], order[r["config"]]))
+        table = with_hashes(table, rows)
         atomic.write_text(out_table, csv_text(table, COLUMNS))
         sidecar.remove()
     except BaseException:
@@ -301,6 +306,36 @@ def check_split_problems(table: list[dict], problems: set[str], split: str, path
     if foreign:
         raise GenplanError(f"not this split's plans table: {len(foreign)} problem(s) not in split {split!r} "
                            f"of the benchmark, e.g. {foreign[:3]}", path)
+
+
+def with_hashes(table: list[dict], rows: list[dict]) -> list[dict]:
+    """The table's rows, each with the SHA-256 of its problem's file (`rows`: the manifest's, with paths;
+    blank for a file that cannot be read)."""
+    from genplan.resume import file_sha256
+
+    sums = {r["problem"]: file_sha256(r["path"]) or "" for r in rows}
+    return [{**r, HASH: sums.get(r["problem"], "")} for r in table]
+
+
+def check_problem_hashes(table: list[dict], rows: list[dict], path: str | Path) -> None:
+    """GenplanError naming the plans table (and the problem file) when a row's `problem_sha256` is
+    not the SHA-256 of the problem file of that name now: the problems were regenerated or edited
+    after planning, and the table's plans and best-known lengths belong to other problems. Rows
+    without a hash (a table made before the column existed) are not checked."""
+    from genplan.resume import file_sha256
+
+    files = {r["problem"]: r["path"] for r in rows}
+    sums: dict[str, str | None] = {}
+    for r in table:
+        want, name = r.get(HASH), r.get("problem")
+        if not want or name not in files:
+            continue
+        if name not in sums:
+            sums[name] = file_sha256(files[name])
+        if sums[name] != want:
+            raise GenplanError(f"made from other problems: {name!r} was planned from a file of SHA-256 {want[:12]}..., "
+                               f"but {files[name]} now has {str(sums[name])[:12]}... (regenerated or edited since "
+                               "planning: rerun the plans stage for this split)", path)
 
 
 def best_known_lengths(table: list[dict]) -> dict[str, int]:

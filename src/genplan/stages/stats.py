@@ -11,7 +11,7 @@ from pathlib import Path
 
 from genplan import atomic, manifest
 from genplan.paths import ALL_SPLITS
-from genplan.stages.plans import MAIN_CONFIGS, best_known_lengths, read_table
+from genplan.stages.plans import MAIN_CONFIGS, best_known_lengths, check_problem_hashes, read_table
 from genplan.tables import compress_ints, markdown, write_csv
 
 COLUMNS = [
@@ -37,6 +37,7 @@ def _three(values: list[float]) -> tuple:
 def split_statistics(benchmark: str, domain: str, split: str, benchmark_dir: Path, plans_table: Path, statespace_table: Path | None) -> dict:
     rows = manifest.read(benchmark_dir, split)
     plans = read_table(plans_table)
+    check_problem_hashes(plans, rows, plans_table)  # the plan lengths of other problems under the same names
     best = best_known_lengths(plans)
     solved = {r["problem"] for r in plans if r["config"] in MAIN_CONFIGS and r["valid"] == "yes"}
     optimal = {r["problem"] for r in plans if r["config"] == "astar_lmcut" and r["valid"] == "yes"}

@@ -7,7 +7,9 @@ representation; problems without a plan are listed with their planner status. Wi
 (the config's `trajectories.all_plans`), a problem's other distinct VAL-valid plans follow under
 `alternatives` (config, actions, states), for PlanGPT's several plans per problem. The file stands
 alone: readers that need a domain FILE get the stored text written out (`domain_file`), so it
-can be read from any working directory."""
+can be read from any working directory. Each record carries its problem file's `problem_sha256`:
+a reader that joins a record with a problem file again (training from plans,
+genplan.datasets.plan_neighbourhood) refuses a file of other content under the same name."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
 from genplan.progress import progress
-from genplan.stages.plans import check_split_problems
+from genplan.resume import file_sha256
+from genplan.stages.plans import check_problem_hashes, check_split_problems
 from genplan.tables import read_csv
 
 log = logging.getLogger("genplan")
@@ -103,6 +106,7 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
     rows = manifest.read(benchmark_dir, split)
     table = read_csv(plans_table, "plans table")
     check_split_problems(table, {r["problem"] for r in rows}, split, plans_table)  # another domain's: 0 written
+    check_problem_hashes(table, rows, plans_table)  # the same names, other problems (issue 56 case 4)
     records, missing = [], []
     for row in progress(rows, total=len(rows), desc=f"trajectories {split}"):
         plan = plans_dir / f"{row['problem']}.plan"
@@ -116,7 +120,7 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
             statuses = {r.get("config"): r.get("status") for r in table if r.get("problem") == row["problem"]}
             missing.append({"problem": row["problem"], "statuses": statuses})
             continue
-        rec = trajectory(domain, row["path"], plan)
+        rec = {**trajectory(domain, row["path"], plan), "problem_sha256": file_sha256(row["path"])}
         if all_plans:
             rec["alternatives"] = alternatives(domain, Path(row["path"]), plans_dir, row["problem"], rec)
         records.append(rec)
