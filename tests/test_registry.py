@@ -201,3 +201,22 @@ def test_bad_training_settings_are_named(gripper_data, tmp_path):  # noqa: F811
                   "--out", tmp_path / "m.ckpt")
     assert res.returncode != 0 and "'greedy' is a greedy strategy" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "m.ckpt").exists()
+
+
+def test_one_table_of_strategy_kinds():
+    """Issue 58 item 4: the strategy table is the one list of kinds. Every family offers kinds of it
+    (a family naming another is refused), the heuristic search runs exactly its `search` rows, and
+    `genplan solve --help` lists every family's forms from it."""
+    from genplan.cli.solve import STRATEGY_HELP
+    from genplan.planners import search
+
+    assert set(search.KINDS) == {k.name for k in strategies.TABLE if k.planner == "search"}
+    for fam in registry.FAMILIES.values():
+        assert set(fam.strategy_kinds) <= set(strategies.KINDS)
+        assert all(strategies.kind(k).form in STRATEGY_HELP for k in fam.strategy_kinds)
+        assert strategies.parse(fam.default_strategy).kind in fam.strategy_kinds
+    for example in strategies.EXAMPLES:
+        assert strategies.parse(example).kind in strategies.KINDS
+    with pytest.raises(ValueError, match="Unknown value kind='beamsearch'"):
+        registry.Family("odd", "genplan.models.transition.family", ("trajectories",), ("beamsearch",), gpu=False,
+                        default_strategy="beam3-pooled")

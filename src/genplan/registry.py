@@ -46,9 +46,13 @@ class Family:
     name: str
     module: str  # implements train, load, planner, identity, check, size_entry (see above)
     trains_from: tuple[str, ...]  # stages whose outputs it trains on: trajectories and/or statespaces
-    strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies it offers
+    strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies.TABLE it offers
     gpu: bool  # a training job asks the cluster for one GPU (`gpu: 1`)
     default_strategy: str  # `genplan solve` without --strategy
+
+    def __post_init__(self):
+        for kind in self.strategy_kinds:  # one table of kinds: a family offers only kinds of it
+            strategies.kind(kind)
 
     @property
     def impl(self):

@@ -10,16 +10,21 @@ import sys
 from genplan.cli.types import Command, arg
 from genplan.cli.types import json_object as _json
 
-STRATEGY_HELP = ("a named strategy of the model's family. transition: beam3-pooled (our beam), beam3-reference "
-                 "(the state-centric reference's beam, its defect 1 included), and either with -nostatics "
-                 "(WL inference states without static atoms, the reference's defect 2). plangpt: greedy, "
-                 "greedy-applicable, greedy-reground, multibeamN[-anyvalid], toppPxK, prefixP-greedy. symt: "
-                 "heuristic-greedy, gbfs (SymT^E); greedy, greedy-applicable, greedy-reground (SymT^ED). diffusion: "
-                 "unmask-TN[-BK][-tauX] (N steps, K blocks, Gumbel temperature X), unmask-TN-applicable. heuristic: "
-                 "gbfs, lazy-gbfs, novelty-gbfs, descent (limits: --settings '{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'); "
-                 "see genplan.planners.strategies")
-DEFAULT_HELP = ("; default: the model's family's (genplan.registry: transition beam3-pooled, plangpt greedy, symt "
-                "greedy, or heuristic-greedy for a SymT^E model, diffusion unmask-T20, heuristic gbfs)")
+
+def _strategy_help() -> tuple[str, str]:
+    """--strategy's help, written from the strategy table (genplan.planners.strategies) and the
+    families' registry entries (the kinds each offers, its default)."""
+    from genplan.planners.strategies import describe
+    from genplan.registry import FAMILIES
+
+    offers = describe({name: fam.strategy_kinds for name, fam in FAMILIES.items()})
+    defaults = ", ".join(f"{name} {fam.default_strategy}" for name, fam in FAMILIES.items())
+    return (f"a named strategy of the model's family. {offers}. Search limits: --settings "
+            "'{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'; see genplan.planners.strategies",
+            f"; default: the model's family's (genplan.registry: {defaults}; heuristic-greedy for a SymT^E model)")
+
+
+STRATEGY_HELP, DEFAULT_HELP = _strategy_help()
 
 
 def _planning_settings(a) -> dict:

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from genplan.errors import GenplanError
+from genplan.planners import strategies
 from genplan.planners.base import Attempt
 from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLIMITED: this module's API too
     UNLIMITED,
@@ -66,7 +67,7 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
 )
 
 _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
-KINDS = (*_BEST_FIRST, "descent", "heuristic-greedy", "compiled-gbfs")
+KINDS = strategies.run_by("search")  # the strategy table's kinds that this module runs
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
 

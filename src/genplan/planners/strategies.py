@@ -1,28 +1,12 @@
 """Named, parameterised planning strategies: the `{strategy}` wildcard and `genplan solve --strategy`.
 
-A strategy name reads as its parameters, so that a results path says how its plans were made:
-
-| name                        | kind     | parameters                                   | families   |
-|-----------------------------|----------|----------------------------------------------|------------|
-| `beam3-pooled`              | beam     | width 3, our pooled beam, statics embedded   | transition |
-| `beam3-reference`           | beam     | width 3, the reference's beam (defect 1)     | transition |
-| `beam3-pooled-nostatics`    | beam     | as above, inference states without statics   | transition |
-| `greedy`                    | greedy   | the most probable token at each step         | plangpt    |
-| `greedy-applicable`         | greedy-applicable | greedy among applicable actions' tokens | plangpt |
-| `greedy-reground`           | greedy-reground | each applicable action from the current state re-encoded | plangpt |
-| `multibeam10`               | multibeam| 10 beams, the most probable plan             | plangpt    |
-| `multibeam10-anyvalid`      | multibeam| 10 beams, the most probable plan that reaches the goal | plangpt |
-| `topp0.9x10`                | topp     | nucleus p = 0.9, 10 samples, the first valid | plangpt    |
-| `prefix40-greedy`           | prefix   | the first 40 % of a reference plan given, the rest greedy | plangpt |
-| `heuristic-greedy`          | heuristic-greedy | the successor of lowest learned h, no revisits (SymT's greedy heuristic guidance) | symt |
-| `unmask-T20`                | unmask   | T = 20 unmasking steps (confidence-based)    | diffusion  |
-| `unmask-T20-B4-tau0.5`      | unmask   | T = 20, 4 semi-autoregressive blocks, Gumbel tau 0.5 | diffusion |
-| `unmask-T20-applicable`     | unmask-applicable | as unmask, the first open position only applicable actions | diffusion |
-| `gbfs`                      | gbfs     | eager greedy best-first search on the learned h | heuristic, symt (SymT^E) |
-| `lazy-gbfs`                 | lazy-gbfs | lazy greedy best-first search: h computed at expansion, one state a call | heuristic |
-| `novelty-gbfs`              | novelty-gbfs | eager GBFS ordered by (novelty given h, h): best-first width search's w_h | heuristic |
-| `descent`                   | descent  | greedy descent: the successor of lowest h, no revisits | heuristic |
-| `compiled-gbfs`             | compiled-gbfs | `gbfs` in C++ (genplan._wlsearch): one native call a problem; linear WL heuristics only | heuristic |
+A strategy name reads as its parameters, so that a results path says how its plans were made.
+`TABLE` below is the one list of strategy kinds: each row holds a kind's name pattern, its
+parameters, the form the help text writes, example names, and the planner that runs it. The
+families' registry entries (`genplan.registry`) name kinds of this table (a kind not in it is
+refused when a family registers), genplan.planners.search takes from it the kinds it runs, and
+`genplan solve --help` is written from it (`describe`). A new kind is one row here, one branch in
+the planner that runs it, and its name in a family's entry.
 
 Every number has an upper bound (`MAXIMA`: a strategy past it would plan for hours, or hang):
 beam width and multibeam beams at most 100, top-p samples at most 1,000, unmasking steps at most
@@ -31,12 +15,13 @@ by name (`parse`), so at a config's check and on the command line alike.
 
 The two switches that the old beam-mode strings packed into one suffix are kept apart here: the
 beam (`pooled` | `reference`) and whether inference embeds static atoms (`statics`), each its own
-parameter. Families declare which kinds they offer (`genplan.registry`).
+parameter.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # diffusion: T steps, optionally B semi-autoregressive blocks and a Gumbel temperature tau
@@ -47,35 +32,92 @@ def _unmask_params(m) -> dict:
     return {"steps": int(m["steps"]), "blocks": int(m["blocks"] or 1), "tau": float(m["tau"] or 0.0)}
 
 
-_KINDS: dict[str, tuple[re.Pattern, callable]] = {
-    "beam": (re.compile(r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?"),
-             lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None}),
-    "greedy": (re.compile(r"greedy"), lambda m: {}),
-    "greedy-applicable": (re.compile(r"greedy-applicable"), lambda m: {}),
-    "greedy-reground": (re.compile(r"greedy-reground"), lambda m: {}),
-    "multibeam": (re.compile(r"multibeam(?P<beams>[1-9][0-9]*)(?P<anyvalid>-anyvalid)?"),
-                  lambda m: {"beams": int(m["beams"]), "anyvalid": m["anyvalid"] is not None}),
-    "topp": (re.compile(r"topp(?P<p>0\.[0-9]*[1-9][0-9]*|1(\.0+)?)x(?P<samples>[1-9][0-9]*)"),
-             lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}),
-    "unmask": (re.compile(_UNMASK), _unmask_params),
-    "unmask-applicable": (re.compile(_UNMASK + "-applicable"), _unmask_params),
-    "prefix": (re.compile(r"prefix(?P<percent>[1-9][0-9]?)-greedy"), lambda m: {"percent": int(m["percent"])}),
-    "heuristic-greedy": (re.compile(r"heuristic-greedy"), lambda m: {}),  # genplan.planners.search (SymT^E)
-    "gbfs": (re.compile(r"gbfs"), lambda m: {}),  # genplan.planners.search; limits in the `search` settings
-    "lazy-gbfs": (re.compile(r"lazy-gbfs"), lambda m: {}),  # genplan.planners.search.lazy_gbfs; the same limits
-    "novelty-gbfs": (re.compile(r"novelty-gbfs"), lambda m: {}),  # genplan.planners.best_first.novelty_gbfs
-    "descent": (re.compile(r"descent"), lambda m: {}),
-    "compiled-gbfs": (re.compile(r"compiled-gbfs"), lambda m: {}),  # genplan.planners.compiled; gbfs's limits
-}
-KINDS = tuple(_KINDS)
+def _none(m) -> dict:
+    return {}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One strategy kind: the names it takes and what they mean."""
+
+    name: str
+    pattern: str  # a name of this kind, whole (re.fullmatch)
+    params: Callable  # the match -> the strategy's parameters
+    form: str  # how the help text writes its names
+    examples: tuple[str, ...]  # names of this kind, in the order the forms are listed
+    planner: str  # the planner that runs it: beam | autoregressive | diffusion | search
+    meaning: str  # one line: what planning with it does
+
+    @property
+    def regex(self) -> re.Pattern:
+        return re.compile(self.pattern)
+
+
+TABLE: tuple[Kind, ...] = (
+    Kind("beam", r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?",
+         lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None},
+         "beamN-pooled (our beam), beamN-reference (the state-centric reference's beam, its defect 1 included), "
+         "either with -nostatics (WL inference states without static atoms, the reference's defect 2)",
+         ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics"), "beam",
+         "width N successor beam, the nearest predicted successor's action"),
+    Kind("greedy", r"greedy", _none, "greedy", ("greedy",), "autoregressive",
+         "the most probable token at each step"),
+    Kind("greedy-applicable", r"greedy-applicable", _none, "greedy-applicable", ("greedy-applicable",),
+         "autoregressive", "greedy among applicable actions' tokens"),
+    Kind("greedy-reground", r"greedy-reground", _none, "greedy-reground", ("greedy-reground",), "autoregressive",
+         "each applicable action from the current state re-encoded"),
+    Kind("multibeam", r"multibeam(?P<beams>[1-9][0-9]*)(?P<anyvalid>-anyvalid)?",
+         lambda m: {"beams": int(m["beams"]), "anyvalid": m["anyvalid"] is not None},
+         "multibeamN[-anyvalid]", ("multibeam10", "multibeam10-anyvalid"), "autoregressive",
+         "N beams, the most probable plan (-anyvalid: the most probable that reaches the goal)"),
+    Kind("topp", r"topp(?P<p>0\.[0-9]*[1-9][0-9]*|1(\.0+)?)x(?P<samples>[1-9][0-9]*)",
+         lambda m: {"p": float(m["p"]), "samples": int(m["samples"])}, "toppPxK", ("topp0.9x10",),
+         "autoregressive", "nucleus sampling with p = P, K samples, the first valid"),
+    Kind("prefix", r"prefix(?P<percent>[1-9][0-9]?)-greedy", lambda m: {"percent": int(m["percent"])},
+         "prefixP-greedy", ("prefix40-greedy",), "autoregressive",
+         "the first P % of a reference plan given, the rest greedy"),
+    Kind("heuristic-greedy", r"heuristic-greedy", _none, "heuristic-greedy", ("heuristic-greedy",), "search",
+         "the successor of lowest learned h, no revisits (SymT's greedy heuristic guidance)"),
+    Kind("unmask", _UNMASK, _unmask_params, "unmask-TN[-BK][-tauX] (N steps, K blocks, Gumbel temperature X)",
+         ("unmask-T20", "unmask-T20-B4-tau0.5"), "diffusion", "confidence-based unmasking in N steps"),
+    Kind("unmask-applicable", _UNMASK + "-applicable", _unmask_params, "unmask-TN-applicable",
+         ("unmask-T20-applicable",), "diffusion", "as unmask, the first open position only applicable actions"),
+    Kind("gbfs", r"gbfs", _none, "gbfs", ("gbfs",), "search",
+         "eager greedy best-first search on the learned h (limits in the `search` settings)"),
+    Kind("lazy-gbfs", r"lazy-gbfs", _none, "lazy-gbfs", ("lazy-gbfs",), "search",
+         "lazy greedy best-first search: h computed at expansion, one state a call; gbfs's limits"),
+    Kind("novelty-gbfs", r"novelty-gbfs", _none, "novelty-gbfs", ("novelty-gbfs",), "search",
+         "eager GBFS ordered by (novelty given h, h): best-first width search's w_h; gbfs's limits"),
+    Kind("descent", r"descent", _none, "descent", ("descent",), "search",
+         "greedy descent: the successor of lowest h, no revisits"),
+    Kind("compiled-gbfs", r"compiled-gbfs", _none, "compiled-gbfs", ("compiled-gbfs",), "search",
+         "gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; gbfs's limits"),
+)
+_BY_NAME = {k.name: k for k in TABLE}
+_PATTERNS = {k.name: (k.regex, k.params) for k in TABLE}
+KINDS = tuple(_BY_NAME)
 
 # The largest value of each numeric parameter (see the module's docstring).
 MAXIMA = {"width": 100, "beams": 100, "samples": 1000, "steps": 1000, "blocks": 64, "tau": 100.0}
-EXAMPLES = ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics", "greedy", "greedy-applicable",
-            "greedy-reground", "multibeam10", "multibeam10-anyvalid", "topp0.9x10", "prefix40-greedy", "heuristic-greedy",
-            "unmask-T20",
-            "unmask-T20-B4-tau0.5", "unmask-T20-applicable", "gbfs", "lazy-gbfs", "novelty-gbfs", "descent",
-            "compiled-gbfs")
+EXAMPLES = tuple(name for k in TABLE for name in k.examples)
+
+
+def kind(name: str) -> Kind:
+    """The table's row of a kind (ValueError naming the kinds for another)."""
+    if name not in _BY_NAME:
+        raise ValueError(f"Unknown value kind={name!r}. Must be from {list(KINDS)}")
+    return _BY_NAME[name]
+
+
+def run_by(planner: str) -> tuple[str, ...]:
+    """The kinds that one planner runs (the table's `planner` column)."""
+    return tuple(k.name for k in TABLE if k.planner == planner)
+
+
+def describe(offers: dict[str, tuple[str, ...]]) -> str:
+    """The strategy forms each family offers, as the help text lists them: `offers` maps a family
+    to its kinds (its registry entry's `strategy_kinds`)."""
+    return ". ".join(f"{family}: " + ", ".join(kind(k).form for k in kinds) for family, kinds in offers.items())
 
 
 @dataclass(frozen=True)
@@ -95,7 +137,7 @@ class UnknownStrategy(ValueError):
 def parse(name: str) -> Strategy:
     """The strategy a name describes; UnknownStrategy naming the forms for a name of none of them,
     ValueError naming the parameter for a number past its bound (`MAXIMA`)."""
-    for kind, (pattern, params) in _KINDS.items():
+    for kind, (pattern, params) in _PATTERNS.items():
         m = pattern.fullmatch(name)
         if m:
             strategy = Strategy(name, kind, params(m))
