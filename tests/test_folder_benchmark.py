@@ -97,6 +97,26 @@ def test_the_configuration_names_what_a_folder_benchmark_does_not_provide():
     assert benchmark_problems(missing) == ["benchmark_folders.courier.path: no such folder: /no/such/folder"]
 
 
+def test_a_bad_problem_is_named_by_the_configuration_check_before_any_job(tmp_path):
+    """The import's check runs when the workflow reads the configuration (genplan.configuration), for a
+    domain not imported yet under the results root: Snakemake stops with the file's name, no job runs."""
+    src = _copy(tmp_path)
+    (src / DOMAIN / "p05.pddl").write_text("(define (problem broken) (:domain typed-courier) (:init (at")
+    config = _config(results_dir=str(tmp_path / "results"))
+    config["benchmark_folders"]["courier"]["path"] = str(src)
+    (lines,) = benchmark_problems(config)
+    assert lines.startswith(f"benchmark_folders.courier: {src / DOMAIN / 'p05.pddl'}: ")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config))
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and f"{src / DOMAIN / 'p05.pddl'}: malformed PDDL problem" in out and "Job stats" not in out
+    # once the domain is imported, its folder is not read again
+    (tmp_path / "results" / "problems" / "courier" / DOMAIN).mkdir(parents=True)
+    assert benchmark_problems(config) == []
+
+
 def _tree(root: Path, skip: tuple[str, ...]) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file() and not p.relative_to(root).parts[0] in skip

@@ -141,6 +141,7 @@ def benchmark_problems(config: dict) -> list[str]:
               for m, entry in (config.get("models") or {}).items() if isinstance(entry, dict)
               for d in entry.get("domain_settings") or {} if d not in config["domains"]]
     lines += _models_without_validation(config, {name: b.splits for name, b in known.items()})
+    lines += _unimported_folders(config, known)
     if "ipc2023" in config["benchmarks"]:
         where = config.get("ipc2023_dir")
         if not where:
@@ -148,6 +149,30 @@ def benchmark_problems(config: dict) -> list[str]:
                          "IPC 2023 learning track's benchmarks repository); it is not downloaded")
         elif not Path(where).is_dir():
             lines.append(f"ipc2023_dir: no such folder: {where}")
+    return lines
+
+
+def _unimported_folders(config: dict, known: dict) -> list[str]:
+    """The first bad file of each domain of a configured folder benchmark (genplan.benchmarks) not yet
+    imported under the results root: the import's own check (genplan.stages.folder_import.scan), run
+    before any job, so that a malformed problem is named here rather than in a job's log. A domain
+    already imported is not read again (every later invocation, and every cluster job, would pay for it)."""
+    from genplan.benchmarks import domains_of, folder_names
+    from genplan.paths import Layout
+    from genplan.stages.folder_import import scan
+
+    lines = []
+    for name in folder_names(config):
+        if name not in config["benchmarks"]:
+            continue
+        bench = known[name]
+        for domain in config["domains"]:
+            if domain not in domains_of(bench) or Path(Layout(config["results_dir"]).problems(name, domain)).is_dir():
+                continue
+            try:
+                scan(domain, bench.path, bench.layout, dict(bench.patterns), bench.checksums)
+            except GenplanError as exc:
+                lines.append(f"benchmark_folders.{name}: {exc}")
     return lines
 
 

@@ -82,10 +82,11 @@ def _checked(path: Path, root: Path, sums: dict[str, str] | None, seen: dict[str
     return path
 
 
-def import_folder(domain: str, source: str | Path, layout: str, out_dir: str | Path,
-                  splits: dict[str, list[str]] | None = None, checksum_file: str | Path | None = None) -> list[dict]:
-    """Write the benchmark folder of `domain` (a subfolder of `source`) in `layout` (genplan.benchmarks.LAYOUTS);
-    `splits` (flat layout): split -> problem name patterns. Returns the manifest rows."""
+def scan(domain: str, source: str | Path, layout: str, splits: dict[str, list[str]] | None = None,
+         checksum_file: str | Path | None = None) -> tuple[Path, list[dict], dict[str, str]]:
+    """Check one domain of a folder benchmark without writing anything: (its domain file, one manifest
+    row per problem with its `source` file and reference `plan`, relative path -> SHA-256 of every file
+    read); GenplanError naming the first bad file (genplan.configuration runs it before any job)."""
     if layout not in LAYOUTS:
         raise GenplanError(f"Unknown value {layout=}. Must be from {list(LAYOUTS)}")
     root = Path(source)
@@ -108,6 +109,14 @@ def import_folder(domain: str, source: str | Path, layout: str, out_dir: str | P
         rows.append({"problem": path.stem, "split": split, "file": f"{split}/{path.name}", "size": task.num_objects,
                      "num_objects": task.num_objects, "seed": "", "canonical": _canonical(task), "source": path,
                      "plan": _checked(plan, root, sums, seen) if plan is not None else None})
+    return dom_file, rows, seen
+
+
+def import_folder(domain: str, source: str | Path, layout: str, out_dir: str | Path,
+                  splits: dict[str, list[str]] | None = None, checksum_file: str | Path | None = None) -> list[dict]:
+    """Write the benchmark folder of `domain` (a subfolder of `source`) in `layout` (genplan.benchmarks.LAYOUTS);
+    `splits` (flat layout): split -> problem name patterns. Returns the manifest rows."""
+    dom_file, rows, seen = scan(domain, source, layout, splits, checksum_file)
     with atomic.output_dir(out_dir, owner="import-folder") as tmp:
         tmp = Path(tmp)
         shutil.copyfile(dom_file, tmp / "domain.pddl")
