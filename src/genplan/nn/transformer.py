@@ -131,13 +131,17 @@ class Attention(nn.Module):
         """`bias`: `mask` as `additive_mask` gives it, where the forward made it once for every layer (see
         `math_attention`); `mask` is then not read."""
         B, T, D = x.shape
+        H, hd = self.n_heads, D // self.n_heads
         if self.cross:
             q, (k, v) = self.c_q(x), self.c_kv(memory).split(D, dim=2)
+        elif rope is not None:  # q and k rotated together (elementwise: the bytes of one rotation each)
+            qk, v = self.c_attn(x).split([2 * D, D], dim=2)
+            q, k = apply_rotary(qk.view(B, T, 2, H, hd).permute(2, 0, 3, 1, 4), *rope).unbind(0)
         else:
             q, k, v = self.c_attn(x).split(D, dim=2)
-        q, k, v = (t.view(B, t.shape[1], self.n_heads, D // self.n_heads).transpose(1, 2) for t in (q, k, v))
-        if rope is not None:
-            q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
+        if rope is None:
+            q, k = (t.view(B, t.shape[1], H, hd).transpose(1, 2) for t in (q, k))
+        v = v.view(B, v.shape[1], H, hd).transpose(1, 2)
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
         probs = None

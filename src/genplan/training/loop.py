@@ -284,11 +284,11 @@ class Trainer:
         if not math.isfinite(value):
             self.skip("nonfinite_loss", value)
             return False
-        self.optimizer.zero_grad(set_to_none=True)
+        self._drop_grads()
         loss.backward()
         norm = self._grad_norm().item()
         if not math.isfinite(norm):
-            self.optimizer.zero_grad(set_to_none=True)
+            self._drop_grads()
             self.skip("nonfinite_grad", value)
             return False
         tally.lr = self.optimizer.param_groups[0]["lr"]
@@ -302,7 +302,7 @@ class Trainer:
     def _deferred_step(self, batch, tally: EpochTally) -> bool:
         with self.autocast(), self._compiled_forward():
             loss, extra = _split(self.loss_fn(self.model, batch))
-        self.optimizer.zero_grad(set_to_none=True)
+        self._drop_grads()
         loss.backward()
         norm = self._grad_norm()
         loss = loss.detach().float()
@@ -341,6 +341,11 @@ class Trainer:
             tally.lr = lr
             self._watch_spike(value, step + 1)
             tally.add(value, norm, {**extra, **dict(zip(keys, read))})
+
+    def _drop_grads(self) -> None:
+        """`optimizer.zero_grad(set_to_none=True)` without its bookkeeping (a profiler range, loops over groups)."""
+        for p in self.params:
+            p.grad = None
 
     @contextlib.contextmanager
     def _compiled_forward(self):
