@@ -93,7 +93,11 @@ struct WLModel {
   std::vector<std::vector<std::pair<int, int>>> base_adj;  // (edge label, node)
   std::vector<int> goal_pred;                               // goal node - n_objects -> predicate
   // buffers
-  std::vector<int> col, next, nodes_atom, key;
+  std::vector<int> col, next, raw, nodes_atom, key;
+  // memos, exact by construction: a node's layer-0 colour depends only on its initial colour; an
+  // atom node's iteration-1 colour only on its initial colour (every object starts with colour 0
+  // and a predicate's arity fixes the edge labels), indexed by the initial colour (-2: not yet known)
+  std::vector<int> layer0, atom1;
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::vector<std::pair<int, int>>> extra;
   std::vector<double> x;
@@ -187,10 +191,16 @@ struct WLModel {
       for (size_t r = 0; r < objs.size(); r++) extra[objs[r]].emplace_back(static_cast<int>(r), u);
     }
     const int N = static_cast<int>(col.size());
+    raw.assign(col.begin(), col.end());
     for (int u = 0; u < N; u++) {
-      key.assign(1, col[u]);
-      auto it = hash[0].find(key);
-      col[u] = it == hash[0].end() ? -1 : it->second;
+      int c = col[u];
+      if (c >= static_cast<int>(layer0.size())) { layer0.resize(c + 1, -2); atom1.resize(c + 1, -2); }
+      if (layer0[c] == -2) {
+        key.assign(1, c);
+        auto it = hash[0].find(key);
+        layer0[c] = it == hash[0].end() ? -1 : it->second;
+      }
+      col[u] = layer0[c];
       count(col[u]);
     }
     next.resize(N);
@@ -199,6 +209,8 @@ struct WLModel {
       for (int u = 0; u < N; u++) {
         next[u] = -1;
         if (col[u] < 0) continue;
+        const bool memo = itr == 1 && u >= n_objects;
+        if (memo && atom1[raw[u]] != -2) { next[u] = atom1[raw[u]]; continue; }
         pairs.clear();
         bool unseen = false;
         auto take = [&](int label, int v) {
@@ -213,7 +225,7 @@ struct WLModel {
           const auto &objs = atom_objs[nodes_atom[u - B]];
           for (size_t r = 0; r < objs.size(); r++) take(static_cast<int>(r), objs[r]);
         }
-        if (unseen) continue;
+        if (unseen) { if (memo) atom1[raw[u]] = -1; continue; }
         std::sort(pairs.begin(), pairs.end());
         key.clear();
         for (size_t i = 0; i < pairs.size();) {
@@ -227,6 +239,7 @@ struct WLModel {
         key.push_back(col[u]);
         auto it = m.find(key);
         if (it != m.end()) next[u] = it->second;
+        if (memo) atom1[raw[u]] = next[u];
       }
       std::swap(col, next);
       for (int u = 0; u < N; u++) count(col[u]);
