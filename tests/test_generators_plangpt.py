@@ -13,7 +13,8 @@ import re
 import pymimir as pm
 import pytest
 
-from genplan.domains import BENCHMARK_DOMAINS, DOMAINS, PLANGPT_DOMAINS, domain_file, domain_key
+from genplan.benchmarks import BUILTIN
+from genplan.domains import DOMAINS, PLANGPT_DOMAINS, domain_file, domain_key
 from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
 from genplan.stages.fast_downward import run_fast_downward
 from genplan.stages.generators import GeneratorError, count, generate_size, generator_params, size_parameter
@@ -72,8 +73,8 @@ def bench(request, tmp_path_factory):
 
 
 def test_registry_keeps_the_papers_four():
-    assert BENCHMARK_DOMAINS["paper"] == DOMAINS == ("blocks", "gripper", "logistics", "visitall")
-    assert BENCHMARK_DOMAINS["generated"] == DOMAINS + PLANGPT_DOMAINS
+    assert BUILTIN["paper"].domains == DOMAINS == ("blocks", "gripper", "logistics", "visitall")
+    assert BUILTIN["generated"].domains == DOMAINS + PLANGPT_DOMAINS
     assert [domain_key(domain_file(d)) for d in PLANGPT_DOMAINS] == list(PLANGPT_DOMAINS)
 
 

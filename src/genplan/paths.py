@@ -1,4 +1,5 @@
-"""The results layout, the splits and the benchmarks, in one place.
+"""The results layout and the split names, in one place (which benchmark has which splits:
+genplan.benchmarks).
 
 Every stage's output path is built here, for the workflow (`workflow/rules/common.smk`), the
 command line and the reports alike. A configuration writes under its own results root
@@ -26,25 +27,16 @@ from pathlib import Path
 SPLITS = ("train", "validation", "interpolation", "extrapolation")  # the papers' (generated and paper)
 TEST_SPLITS = ("interpolation", "extrapolation")
 EVAL_SPLITS = ("validation", "interpolation", "extrapolation")  # validation selects; reported apart
-BENCHMARKS = ("generated", "paper", "ipc2023")  # the built-in ones (genplan.benchmarks: and a config's folders)
 # The IPC 2023 learning track: its training problems, and its three test levels
 IPC2023_SPLITS = ("train", "easy", "medium", "hard")
 IPC2023_TEST_SPLITS = ("easy", "medium", "hard")
-BENCHMARK_SPLITS = {"generated": SPLITS, "paper": SPLITS, "ipc2023": IPC2023_SPLITS}
 # the split names a user's folder benchmark may declare (genplan.benchmarks): train, an optional
 # validation split, and test levels
 FOLDER_SPLITS = ("train", "validation", "test", "easy", "medium", "hard")
-ALL_SPLITS = tuple(dict.fromkeys([*(s for splits in BENCHMARK_SPLITS.values() for s in splits), *FOLDER_SPLITS]))
+ALL_SPLITS = tuple(dict.fromkeys(SPLITS + IPC2023_SPLITS + FOLDER_SPLITS))  # every benchmark's (genplan.benchmarks)
 ANYTIME_SUFFIX = ".anytime"  # <split>.anytime.csv beside <split>.csv: anytime LAMA's table
 
 _EVAL = re.compile(r"(?P<split>[a-z]+)\.(?P<strategy>[A-Za-z0-9.\-]+)\.csv")
-
-
-def splits_of(benchmark: str) -> tuple[str, ...]:
-    """The splits of a benchmark kind (BENCHMARK_SPLITS); ValueError naming the kinds otherwise."""
-    if benchmark not in BENCHMARK_SPLITS:
-        raise ValueError(f"Unknown value {benchmark=}. Must be from {list(BENCHMARK_SPLITS)}")
-    return BENCHMARK_SPLITS[benchmark]
 
 
 @dataclass(frozen=True)

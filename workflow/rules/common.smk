@@ -10,7 +10,7 @@ from snakemake.utils import validate
 
 from genplan import benchmarks, registry
 from genplan.configuration import check as check_configuration
-from genplan.paths import ALL_SPLITS, BENCHMARKS, EVAL_SPLITS, Layout
+from genplan.paths import ALL_SPLITS, EVAL_SPLITS, Layout
 from genplan.report import registry as reports
 
 
@@ -27,7 +27,7 @@ FOLDERS = benchmarks.folder_names(config)
 
 
 wildcard_constraints:
-    benchmark="|".join([*BENCHMARKS, *FOLDERS]),
+    benchmark="|".join(BENCHMARK_KINDS),
     domain="|".join(config["domains"]),
     split="|".join(ALL_SPLITS),
     model="|".join(MODELS) or "no-model",

@@ -1,12 +1,12 @@
 """The standard domain files shipped with the package: the papers' four (`DOMAINS`) and the five
-more of PlanGPT's benchmark (`PLANGPT_DOMAINS`), the domains each benchmark kind provides
-(`BENCHMARK_DOMAINS`), and the project's key of any PDDL domain (`domain_key`: the workflow's
-`domain` wildcard, the name checkpoints carry).
+more of PlanGPT's benchmark (`PLANGPT_DOMAINS`), the ten of the IPC 2023 learning track
+(`IPC2023_DOMAINS`), and the project's key of any PDDL domain (`domain_key`: the workflow's `domain`
+wildcard, the name checkpoints carry). Which benchmark provides which domains: genplan.benchmarks.
 
 Domain names are open: a configuration names the domains of its benchmarks. `generated` has
 generators for the nine shipped domains (`GENERATED_DOMAINS`), `paper` the papers' instances of
 the four, `ipc2023` the ten domains of the IPC 2023 learning track (read from a folder the user
-names).
+names), a folder benchmark the subfolders of its folder.
 
 Where the five PlanGPT domain files come from (each file's header says it in full):
 - depots, driverlog, satellite, zenotravel: the STRIPS (typed) domains of IPC 2002 (Long and Fox,
@@ -31,7 +31,6 @@ PLANGPT_DOMAINS = ("depots", "driverlog", "floortile", "satellite", "zenotravel"
 GENERATED_DOMAINS = DOMAINS + PLANGPT_DOMAINS  # every shipped domain file, each with a generator
 IPC2023_DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban",
                    "spanner", "transport")
-BENCHMARK_DOMAINS = {"generated": GENERATED_DOMAINS, "paper": DOMAINS, "ipc2023": IPC2023_DOMAINS}
 # the IPC 2023 domains whose PDDL name is not their folder's (the `domain` wildcard)
 IPC2023_PDDL_NAMES = {"rover": "rovers"}
 
@@ -39,16 +38,6 @@ IPC2023_PDDL_NAMES = {"rover": "rovers"}
 def check_domain(name: str) -> str:
     if name not in DOMAINS:
         raise ValueError(f"Unknown value {name=}. Must be from {list(DOMAINS)}")
-    return name
-
-
-def check_benchmark_domain(benchmark: str, name: str) -> str:
-    """`name` if the benchmark kind provides that domain; ValueError naming its domains otherwise."""
-    if benchmark not in BENCHMARK_DOMAINS:
-        raise ValueError(f"Unknown value {benchmark=}. Must be from {list(BENCHMARK_DOMAINS)}")
-    if name not in BENCHMARK_DOMAINS[benchmark]:
-        raise ValueError(f"benchmark {benchmark!r} has no domain {name!r}; its domains: "
-                         f"{list(BENCHMARK_DOMAINS[benchmark])}")
     return name
 
 

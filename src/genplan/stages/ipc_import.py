@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from genplan import atomic, manifest
-from genplan.domains import check_benchmark_domain
+from genplan.benchmarks import BUILTIN
 from genplan.errors import GenplanError
 from genplan.paths import IPC2023_TEST_SPLITS
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem
@@ -128,10 +128,9 @@ def import_ipc2023(domain: str, source: str | Path, out_dir: str | Path,
     """Write the benchmark folder of one IPC 2023 domain from `source` (the benchmarks repository's
     root); `checksum_file` replaces the shipped checksum list (e.g. for a subset). Returns the
     manifest rows. The manifest's `size` is the number of objects (constants included)."""
-    try:
-        check_benchmark_domain(BENCHMARK, domain)
-    except ValueError as exc:
-        raise GenplanError(str(exc)) from None
+    domains = BUILTIN[BENCHMARK].domains
+    if domain not in domains:
+        raise GenplanError(f"benchmark {BENCHMARK!r} has no domain {domain!r}; its domains: {list(domains)}")
     source = Path(source)
     if not source.is_dir():
         raise GenplanError("IPC 2023 benchmark folder not found (ipc2023_dir in the configuration)", source)
