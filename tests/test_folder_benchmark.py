@@ -79,6 +79,30 @@ def test_the_command_refuses_a_malformed_problem_naming_it(tmp_path):
     assert res.returncode != 0 and "p04.pddl" in res.stderr and not (tmp_path / "out").exists()
 
 
+def test_a_folder_in_the_ipc2023_layout_is_checked_against_the_pinned_list(ipc_dir, tmp_path):
+    """The ipc2023 layout read by the folder kind: a few Ferry problems copied from the track's folder,
+    their reference plans beside them, every file checked against the pinned checksum list (paths
+    relative to the folder, as in the track's repository); a changed file is refused by name."""
+    from importlib import resources
+
+    src = tmp_path / "ipc"
+    files = ["ferry/domain.pddl", "ferry/training/easy/p01.pddl", "ferry/training/easy/p02.pddl",
+             "ferry/testing/easy/p01.pddl", "ferry/testing/medium/p01.pddl", "ferry/plans/training/easy/p01.plan"]
+    for rel in files:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ipc_dir / rel, src / rel)
+    pinned = Path(str(resources.files("genplan") / "data" / "ipc2023_learning.sha256"))
+    rows = import_folder("ferry", src, "ipc2023", tmp_path / "out", checksum_file=pinned)
+    assert [(r["split"], r["problem"]) for r in rows] == [("train", "p01"), ("train", "p02"), ("easy", "p01"),
+                                                          ("medium", "p01")]
+    assert (tmp_path / "out" / "reference-plans" / "train" / "p01.plan").read_bytes() == \
+        (ipc_dir / files[-1]).read_bytes()
+    (src / files[3]).write_text((src / files[3]).read_text() + " ")
+    with pytest.raises(GenplanError, match="checksum mismatch") as err:
+        import_folder("ferry", src, "ipc2023", tmp_path / "again", checksum_file=pinned)
+    assert str(src / files[3]) in str(err.value)
+
+
 def _config(**changes) -> dict:
     config = yaml.safe_load(CONFIG.read_text())
     config["benchmark_folders"]["courier"]["path"] = str(FOLDER)
