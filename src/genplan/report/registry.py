@@ -49,6 +49,8 @@ class Report:
 PAPERS_BENCHMARKS = ("generated", "paper")
 # benchmarks whose problems folder ships upper_bounds.csv (genplan.paths.Layout.upper_bounds): ipc2023
 BOUNDED = tuple(name for name, bench in BUILTIN.items() if bench.bounds)
+# the benchmarks scored as the IPC scores (coverage, quality against the best known cost, agile): ipc2023
+AGILE = tuple(name for name, bench in BUILTIN.items() if "agile" in bench.scoring)
 
 
 _SC = "state-centric"
@@ -113,7 +115,7 @@ REPORTS = {
         rule="report_ipc2023", module="genplan.report.papers.ipc2023", category="6. IPC 2023 learning track",
         tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains", "learned-vs-lama") for ext in ("csv", "md")],
         figures=[("ipc2023-coverage-time", ext) for ext in ("png", "pdf")],
-        reads={ALL: ()}, plans="evaluated", benchmarks=("ipc2023",), bounds=True),
+        reads={ALL: ()}, plans="evaluated", benchmarks=AGILE, bounds=True),
     # Budget curves (issue 25): per sequence system, coverage on the training, validation and test splits
     # and the validation loss of the models trained at increasing budgets (`<family>_b<minutes>`) against
     # the measured training CPU-minutes (genplan.report.budget).
