@@ -77,8 +77,8 @@ def test_compiled_h_and_gbfs_equal_the_python_path(domain, tmp_path):
     assert [compiled.h(s) for s in states] == python_h  # exact: the same doubles
     limits = SearchLimits(300, 60)
     ref, ours = gbfs(problem.mimir, model.bind(problem), limits), compiled.gbfs(limits)
-    assert (ours.plan, ours.reason, ours.expanded, ours.generated, ours.evaluated, ours.h_init) == \
-        (ref.plan, ref.reason, ref.expanded, ref.generated, ref.evaluated, ref.h_init)
+    assert (ours.plan, ours.reason, ours.expanded, ours.generated, ours.evaluated, ours.heuristic_calls, ours.h_init) \
+        == (ref.plan, ref.reason, ref.expanded, ref.generated, ref.evaluated, ref.heuristic_calls, ref.h_init)
 
 
 def test_the_strategy_plans_through_the_planner_interface_and_honours_its_limits(tmp_path):

@@ -289,7 +289,7 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
   auto hasher = [&states](int i) { return VecHash()(states[i]); };
   auto equal = [&states](int i, int j) { return states[i] == states[j]; };
   std::unordered_set<int, decltype(hasher), decltype(equal)> seen(1024, hasher, equal);
-  int64_t expanded = 0, generated = 0, evaluated = 0;
+  int64_t expanded = 0, generated = 0, evaluated = 0, calls = 0;  // calls: batches, as best_first's heuristic_calls
   std::string reason = "dead_end";
   std::vector<int> plan;
   double h_init = 0.0;
@@ -316,7 +316,7 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
       reason = "goal";
     } else {
       h_init = model.h(states[0]);
-      evaluated = 1;
+      evaluated = calls = 1;
       std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
       open.push({h_init, 0, 0});
       int64_t counter = 1;
@@ -369,6 +369,7 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
         values.reserve(fresh.size());
         for (int c : fresh) values.push_back(model.h(states[c]));
         evaluated += static_cast<int64_t>(fresh.size());
+        calls += !fresh.empty();
         laps.lap(2);
         for (size_t k = 0; k < fresh.size(); k++) open.push({values[k], counter++, fresh[k]});
       }
@@ -381,6 +382,7 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
   out["expanded"] = expanded;
   out["generated"] = generated;
   out["evaluated"] = evaluated;
+  out["heuristic_calls"] = calls;
   out["h_init"] = h_init;
   out["time"] = std::chrono::duration<double>(clock::now() - start).count();
   if (timers) {

@@ -86,7 +86,7 @@ class CompiledSearch:
                 timers[k] = timers.get(k, 0.0) + v
         res = SearchResult([self.task.names[i] for i in out["plan"]], out["reason"], expanded=out["expanded"],
                            generated=out["generated"], evaluated=out["evaluated"],
-                           heuristic_calls=out["evaluated"], h_init=out["h_init"] if out["evaluated"] else None,
+                           heuristic_calls=out["heuristic_calls"], h_init=out["h_init"] if out["evaluated"] else None,
                            time=out["time"])
         res.counters["prepare_time"] = self.prepare_time
         return res
