@@ -26,6 +26,7 @@ from genplan.planners.base import Problem
 from genplan.planners.diffusion import commit_counts, schedule
 from genplan.tokens.renaming import Renaming
 from genplan.tokens.vocab import Vocabulary
+from genplan.report.collect import missing_reported
 
 WIDTH = 24  # plan positions: the 2-ball plan (19 tokens + <EOS>) fits, the 3-ball plan (42) does not
 SETTINGS = {"family": "diffusion", "object_pool": 8, "max_plan_tokens": WIDTH, "rename": "sorted",
@@ -245,6 +246,7 @@ def test_a_plan_without_eos_is_reported_as_too_long():
 def test_training_skips_and_counts_plans_longer_than_the_window(trained):
     summary = json.loads(trained.with_name("summary.json").read_text())
     assert summary["family"] == "diffusion" and summary["variant"] == "confidence_remask"
+    assert not missing_reported(summary)
     assert summary["val_skipped_too_long"] == 1 and summary["val_sequences"] == 1  # the 3-ball plan: 42 tokens
     # 80 sampled states less the goal states (empty plans); every 1- and 2-ball plan fits
     assert 60 < summary["train_sequences"] < 80 and summary["train_skipped_too_long"] == 0

@@ -16,6 +16,7 @@ from conftest import run_cli
 from genplan import registry
 from genplan.datasets.statespace import load_split
 from genplan.planners.base import Problem
+from genplan.report import collect
 from genplan.planners.search import UNLIMITED, Guidance, Rules, SearchLimits, descent, gbfs, lazy_gbfs
 
 SIZES = {"sizes": {"train": [3, 4], "validation": [4], "interpolation": [4], "extrapolation": [7]},
@@ -93,7 +94,8 @@ def test_training_summary_counts_states_and_reports_the_goal_residual(ridge, blo
     assert summary["family"] == "heuristic" and summary["learner"] == "ridge"
     assert summary["train_states"] == sum(len(s) for s in spaces) and summary["dead_ends_excluded"] == 0
     assert summary["goal_rows"] >= 1 and summary["goal_abs_h_max"] < 0.5  # h is ~0 where h* is 0
-    assert summary["parameters"] == summary["feature_dim"] + 1 and summary["cpu_time_s"] > 0
+    assert summary["parameters"] == summary["feature_dim"] + 1 and summary["job_cpu_s"] > 0
+    assert not collect.missing_reported(summary)  # every field the reports read
     model = registry.load_model(ridge, expect_domain="blocks")
     assert (model.family, model.system, model.variant) == ("heuristic", "learned_heuristic", "ridge")
 

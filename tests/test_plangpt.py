@@ -14,6 +14,7 @@ from transition_doubles import gripper_problem
 from genplan import registry
 from genplan.planners.base import Problem
 from genplan.planners.solve import solve_and_validate
+from genplan.report.collect import missing_reported
 
 SETTINGS = {"family": "plangpt", "data": "plangpt", "object_pool": 12, "max_tokens": 500, "rename": "sorted",
             "network": {"d_model": 48, "n_heads": 2, "n_layers": 2, "max_len": 256},
@@ -38,6 +39,7 @@ def plangpt(gripper_data, tmp_path_factory):  # noqa: F811
 def test_training_writes_a_self_describing_checkpoint(plangpt):
     summary = json.loads(plangpt.with_name("summary.json").read_text())
     assert summary["family"] == "plangpt" and summary["protocol"] == "plangpt" and summary["parameters"] > 10000
+    assert not missing_reported(summary)
     assert summary["train_sequences"] == 3 + 5 + 9  # every suffix of the 1-, 2- and 3-ball plans
     rows = plangpt.with_name("training.csv").read_text().splitlines()
     assert rows[0] == "epoch,train_loss,val_loss,val_coverage,lr,seconds" and len(rows) == 81

@@ -42,8 +42,9 @@ def root(tmp_path):
                        ("14", [_eval_row("p1", "14", 10), _eval_row("p2", "14", None)])):
         tables.write_csv(lay.evaluation("paper", "blocks", "h", seed, "extrapolation", "gbfs"), rows, COLUMNS)
         summary = {"model": "h", "family": "heuristic", "system": "learned_heuristic", "variant": "ridge",
-                   "learner": "ridge", "parameters": 273, "cpu_time_s": 2.0,
-                   "job_time_s": 3.0, "device": "cpu"}
+                   "learner": "ridge", "parameters": 273, "job_time_s": 3.0, "device": "cpu",
+                   # seed 13's summary names its CPU time as the heuristic family's committed ones do
+                   ("cpu_time_s" if seed == "13" else "job_cpu_s"): 2.0 if seed == "13" else 4.0}
         path = tmp_path / "models/paper/blocks/h" / f"seed{seed}" / "summary.json"
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(summary))
@@ -61,7 +62,7 @@ def test_leaderboard_numbers(root, tmp_path):
     assert float(mine["coverage"]) == pytest.approx(0.75, abs=1e-4) and mine["n_solved"] == "3" and mine["n_seeds"] == "2"
     assert float(mine["quality"]) == pytest.approx((10 / 12 + 16 / 16 + 10 / 10) / 3, abs=1e-4)
     assert float(mine["ipc_score"]) == pytest.approx((10 / 12 + 1 + 1 + 0) / 4, abs=1e-4)
-    assert float(mine["parameters"]) == 273 and float(mine["train_cpu_s"]) == 2.0 and mine["device"] == "cpu"
+    assert float(mine["parameters"]) == 273 and float(mine["train_cpu_s"]) == 3.0 and mine["device"] == "cpu"
     lama = rows[("fast_downward", "lama_first")]
     assert float(lama["coverage"]) == 1.0 and float(lama["quality"]) == pytest.approx((10 / 14 + 16 / 20) / 2, abs=1e-4)
     astar = rows[("fast_downward", "astar_lmcut")]

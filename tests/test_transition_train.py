@@ -15,6 +15,7 @@ from test_features import gripper_data, task_of  # noqa: F401  (fixture)
 from genplan.errors import GenplanError
 from genplan.models.transition.train import train_model
 from genplan.models.transition.model import TransitionModel, parse_model_name
+from genplan.report.collect import missing_reported
 
 LSTM = {"epochs": 12, "batch_size": 2, "lr": 0.01, "checkpoint_every": 2}
 XGB = {"n_estimators": 20, "max_depth": 3, "learning_rate": 0.3}
@@ -45,6 +46,7 @@ def test_training_reduces_the_loss(trained):
         loss = "train_loss" if "_lstm_" in model else "train_rmse"
         assert float(rows[-1][loss]) < float(rows[0][loss]), model
         assert summary["feature_dim"] > 0 and summary["train_transitions"] == 3 + 5 + 9
+        assert not missing_reported(summary)  # the job stamps job_cpu_s (genplan.training.job)
         assert json.loads(out.with_name("summary.json").read_text()) == summary
     assert trained["wl_lstm_state"][1]["lstm_parameters"] > 1_000_000
     assert trained["wl_xgb_delta"][1]["xgb_nodes"] > trained["wl_xgb_delta"][1]["xgb_trees"] > 0

@@ -212,6 +212,24 @@ def test_smoke_run_end_to_end(smoke_run):
 
 
 @pytest.mark.slow
+def test_every_family_summary_holds_what_the_reports_read(smoke_run):
+    """Issue 58 item 3: every family trains through one job (genplan.training.job), so every training
+    summary holds every field a report reads (genplan.report.collect.REPORTED: the CPU time `job_cpu_s`
+    among them), and the leaderboard's training columns are filled on every row of a trained model."""
+    from genplan.report.collect import missing_reported
+
+    res = smoke_run / "runs" / "smoke"
+    families = set()
+    for path in sorted((res / "models").glob("*/*/*/seed*/summary.json")):
+        summary = json.loads(path.read_text())
+        assert not missing_reported(summary), f"{path} lacks {missing_reported(summary)}"
+        families.add(summary["family"])
+    assert families >= set(FAMILIES)
+    learned = [r for r in csv.DictReader(open(res / "tables" / "leaderboard.csv")) if r["system"] != "fast_downward"]
+    assert learned and all(r["train_cpu_s"] and r["train_wall_s"] for r in learned)
+
+
+@pytest.mark.slow
 def test_rerun_does_nothing_and_tables_regenerate_from_files(smoke_run):
     res = snakemake("-n", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", cwd=smoke_run,
                     env=sixth_family_env())

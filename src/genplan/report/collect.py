@@ -21,6 +21,10 @@ from genplan.tables import read_csv
 SPLITS = tuple(s for s in ALL_SPLITS if s != "train")  # the splits whose plans tables the reports read
 TRAINING = "train"  # the training split: evaluated as a sanity check only (genplan.report.budget)
 SUMMARY_KEYS = ("model", "family", "system", "variant")  # what every training summary names first
+# every field of a training summary that a report reads (the leaderboard, the model-sizes table), each
+# a tuple of the names it may go by: a family whose summary lacks one leaves a blank in a table
+REPORTED = (*((k,) for k in SUMMARY_KEYS), ("device",), ("job_time_s",), ("job_cpu_s",),
+            ("parameters", "lstm_parameters", "xgb_nodes"))
 
 
 def evaluation_rows(results: Path, training: bool = False) -> list[dict]:
@@ -83,6 +87,11 @@ def training_log(summary: dict) -> list[dict]:
     [] where a run kept none."""
     path = Path(summary["source"]).with_name("training.csv")
     return read_csv(path, "training log") if path.is_file() else []
+
+
+def missing_reported(summary: dict) -> list[str]:
+    """The fields of `REPORTED` that a training summary lacks (each named by its first name)."""
+    return [names[0] for names in REPORTED if summary_value(summary, *names) is None]
 
 
 def summary_value(summary: dict, *names: str):

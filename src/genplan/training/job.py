@@ -1,5 +1,7 @@
-"""One training job of a torch family around the shared loop: (model, domain, seed) -> checkpoint
-envelope, training log (CSV) and summary (JSON), the same for every family.
+"""One training job of every family: (model, domain, seed) -> checkpoint envelope, training log
+(CSV) and summary (JSON), the same for every family. The torch families train in the shared loop
+through it (`fit`); the heuristic family, which fits in closed form or with XGBoost, uses only its
+identity, clock and outputs (`times`, `save`).
 
 A family's `train.py` reads its data, then, inside `Job.seeded()`, builds its network, loss,
 batches and selection and hands them to `Job.fit`; it composes its summary (`Job.outcome` gives
@@ -13,7 +15,10 @@ the closing fields) and log rows (header and rows: its own columns) and ends wit
 - the partial state `<out>.partial` of the job's key (`key`, with `digest` of the data) from which
   a killed job resumes; `fit` runs the loop (genplan.training.loop) and loads the best weights;
 - the checkpoint envelope (genplan.models.checkpoint), the log and the summary, written
-  atomically, and the partial state removed."""
+  atomically, and the partial state removed;
+- the summary's clock, under one name for every family (`TIMES`): `job_time_s` (wall) and
+  `job_cpu_s` (this process's CPU time, threads summed), stamped by `save` where a family has not
+  set them, so that no summary lacks what the reports read (genplan.report.collect.REPORTED)."""
 
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from genplan.training import checkpoint as partial_state
 from genplan.training.reproducible import deterministic
 
 DEVICES = ("auto", "cpu", "cuda")
+TIMES = ("job_time_s", "job_cpu_s")  # every summary's clock (the heuristic family's old `cpu_time_s`: job_cpu_s)
 
 
 def choose_device(requested: str = "auto") -> str:
@@ -116,14 +122,19 @@ class Job:
         training compute of issue 25's budget curves, which wall time on a shared machine is not)."""
         return {"epochs": state.epoch, "best_epoch": state.best_epoch, "best_score": state.best_score,
                 "divergences": state.divergences, **more, "resumed_from_epoch": state.resumed_from,
-                "optimizer_steps": state.step, "train_time_s": state.train_time_s,
-                "job_time_s": time.perf_counter() - self.start, "job_cpu_s": time.process_time() - self.start_cpu}
+                "optimizer_steps": state.step, "train_time_s": state.train_time_s, **self.times()}
+
+    def times(self) -> dict:
+        """The job's clock so far (`TIMES`): wall seconds and this process's CPU seconds since it began."""
+        return {"job_time_s": time.perf_counter() - self.start, "job_cpu_s": time.process_time() - self.start_cpu}
 
     def save(self, identity: dict, weights, config: dict, vocabulary, training: dict, summary: dict,
              log: tuple[list[str], Iterable[list]]) -> None:
         """Write the checkpoint envelope (`weights`: a network, saved as its state dict on the CPU, or
         bytes), the log CSV (header, rows) and the summary JSON; remove the partial state (and its best
-        weights)."""
+        weights). The summary's clock (`TIMES`) is added where the family has not set it."""
+        for key, value in self.times().items():
+            summary.setdefault(key, value)
         if hasattr(weights, "state_dict"):
             weights = {k: v.cpu() for k, v in weights.state_dict().items()}
         checkpoint.save(self.out, checkpoint.envelope(self.family, identity, weights, config, vocabulary, training,

@@ -18,7 +18,6 @@ there)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from dataclasses import asdict, dataclass, fields
@@ -26,11 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from genplan import atomic
 from genplan.errors import GenplanError
 from genplan.models.heuristic import learners
 from genplan.progress import progress
-from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
@@ -232,11 +229,14 @@ def _from_plans(name, domain, files, learner, opts, enc_opts, seed, threads, dev
 
 def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int, out, log_csv=None,
                     summary_json=None, threads: int = 1, device: str = "auto") -> dict:
+    """One training job (genplan.training.job: the same envelope, log, summary and clock as every
+    family's); returns the summary."""
     from genplan.models import checkpoint
     from genplan.models.heuristic.model import HeuristicModel
     from genplan.stages.trajectories import load
+    from genplan.training.job import Job
 
-    start, cpu_start = time.perf_counter(), time.process_time()
+    job = Job("heuristic", name, domain, seed, out, log_csv, summary_json, threads, device)
     learner = entry.get("learner", "ridge")
     if learner not in learners.LEARNERS:
         raise GenplanError(f"Unknown value {learner=}. Must be from {list(learners.LEARNERS)}")
@@ -249,12 +249,11 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
         encoder, feats, pddl_domain, fields_, fit = _from_statespaces(name, domain, files, learner, opts, enc_opts,
                                                                        seed, threads, device)
     weights, extra, history, fit_time = fit
-    identity = {"name": name, "domain": domain, "pddl_domain": pddl_domain, "seed": seed,
-                "learner": learner, "dim": int(feats.X.shape[1])}
+    identity = job.identity(pddl_domain, learner=learner, dim=int(feats.X.shape[1]))
     config = {"learner": learner, "train": asdict(opts), "encoder": enc_opts}
-    envelope = checkpoint.envelope("heuristic", identity, weights, config, encoder.to_dict(),
-                                   {"fit_time_s": fit_time}, {})
-    model = HeuristicModel.from_envelope(envelope, out)
+    training = {"fit_time_s": fit_time}
+    model = HeuristicModel.from_envelope(checkpoint.envelope("heuristic", identity, weights, config,
+                                                             encoder.to_dict(), training, {}), out)
     xgb_trees = extra.pop("xgb_trees", None)
     summary = {
         "model": name, "family": "heuristic", "system": model.system, "variant": model.variant, "domain": domain,
@@ -266,24 +265,18 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
     }
     if xgb_trees is not None:
         summary["xgb_trees"] = xgb_trees
-    summary["job_time_s"] = time.perf_counter() - start
-    summary["cpu_time_s"] = time.process_time() - cpu_start
-    envelope["summary"] = summary
-    checkpoint.save(out, envelope)
-    _write_outputs(log_csv, summary_json, summary, history)
+    summary.update(job.times())
+    job.save(identity, weights, config, encoder.to_dict(), training, summary, _log(summary, history))
     log.info("%s %s (%s): train RMSE %.3f, goal |h| max %s, %.1f s", name, domain, learner, summary["train_rmse"],
              summary["goal_abs_h_max"], summary["job_time_s"])
     return summary
 
 
-def _write_outputs(log_csv, summary_json, summary: dict, history: list) -> None:
-    """The training log (the booster's RMSE per round, else one row of the fit's RMSE) and summary."""
-    if log_csv:
-        header = ["round", "train_rmse"] if history else ["step", "train_rmse"]
-        history = history or [[1, summary["train_rmse"]]]
-        atomic.write_text(log_csv, csv_text([dict(zip(header, r)) for r in history], header))
-    if summary_json:
-        atomic.write_text(summary_json, json.dumps(summary, indent=2) + "\n")
+def _log(summary: dict, history: list) -> tuple[list[str], list]:
+    """The training log: the booster's RMSE per round, else one row of the fit's RMSE."""
+    if history:
+        return ["round", "train_rmse"], history
+    return ["step", "train_rmse"], [[1, summary["train_rmse"]]]
 
 
 def _cuda(device: str) -> bool:
