@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan,
+from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text,
                               str_to_atom)
 from genplan.tools import val_bin_dir, val_env
 
@@ -19,6 +21,11 @@ _EFFECT = re.compile(r"^(Deleting|Adding) (\(.*\))\s*$")
 # satellite plan is refused from 9,993 steps on, a blocks plan from 9,996 (9,994 accepted). The IPC 2023
 # reference plans of satellite medium p28 and p29 (10,665 and 10,207 steps) are refused so.
 VAL_PARSER_STEPS = 9992
+LONG_LINE = 1000  # characters: VAL is shown no longer line (`val_text`)
+
+
+class ValTimeout(GenplanError):
+    """VAL ran past its time limit (its process is killed)."""
 
 
 @dataclass
@@ -43,14 +50,46 @@ def check_inputs(domain: str | Path, problem: str | Path, plan: str | Path) -> N
     read_plan(plan)
 
 
+def val_text(text: str) -> str:
+    """PDDL or plan text as VAL is shown it: `;` comments removed (PDDL has no strings) and lines
+    longer than `LONG_LINE` broken at whitespace. VAL's reader is quadratic in a line's length
+    (issue 56 case 8: a 10 KB line took 0.9 s, 40 KB 17.5 s, 100 KB 95 s): a Gripper problem with a
+    200 KB comment line ran past 300 s in VAL after 0.24 s of planning."""
+    out = []
+    for line in text.splitlines():
+        line = line.split(";", 1)[0].rstrip()
+        if len(line) <= LONG_LINE:
+            out.append(line)
+            continue
+        chunk: list[str] = []
+        size = 0
+        for token in line.split():
+            if chunk and size + len(token) > LONG_LINE:
+                out.append(" ".join(chunk))
+                chunk, size = [], 0
+            chunk.append(token)
+            size += len(token) + 1
+        out.append(" ".join(chunk))
+    return "\n".join(out) + "\n"
+
+
 def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300) -> ValResult:
+    """VAL's verdict on `plan`; VAL reads copies of the three files without comments and long lines
+    (`val_text`), and is given `timeout` seconds (GenplanError naming the plan past it)."""
     check_inputs(domain, problem, plan)
-    cmd = [str(val_bin_dir() / "Validate"), "-v", str(domain), str(problem), str(plan)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                              env=val_env(), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise GenplanError(f"VAL did not finish within {timeout} s", plan) from None
+    with tempfile.TemporaryDirectory(prefix=f"genplan-val-{os.getpid()}-") as tmp:
+        shown = []
+        for name, path, what in (("domain.pddl", domain, "PDDL domain"), ("problem.pddl", problem, "PDDL problem"),
+                                 ("plan", plan, "plan")):
+            target = Path(tmp) / name
+            target.write_text(val_text(read_text(path, what, allow_empty=True)), encoding="utf-8")
+            shown.append(str(target))
+        cmd = [str(val_bin_dir() / "Validate"), "-v", *shown]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                                  env=val_env(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ValTimeout(f"VAL did not finish within {timeout:g} s", plan) from None
     out = proc.stdout + proc.stderr
     readable = "Plan size:" in out or "Bad operator" in out or "Bad plan" in out
     if proc.returncode < 0 or not readable:

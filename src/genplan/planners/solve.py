@@ -7,6 +7,7 @@ plan. Every attempt is VAL-checked, unsolved ones too (VAL then says why it is n
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -170,11 +171,25 @@ def solve_and_validate(planner, problem: Problem, plan_path: str | Path | None =
     attempt = _attempt(planner, problem)
     if attempt.reason == "refused":
         return Outcome(attempt, None)
-    with tempfile.TemporaryDirectory(prefix="genplan-solve-") as tmp:
+    timeout = val_time_limit(planner, attempt.time)
+    with tempfile.TemporaryDirectory(prefix=f"genplan-solve-{os.getpid()}-") as tmp:
         path = Path(plan_path) if plan_path is not None else Path(tmp) / "plan"
         path.write_text(plan_to_text(attempt.plan))
-        verdict = val.validate(problem.domain_file, problem.problem_file, path)
+        try:
+            verdict = val.validate(problem.domain_file, problem.problem_file, path, timeout=timeout)
+        except val.ValTimeout:
+            verdict = val.ValResult(False, None, f"not checked: VAL did not finish within {timeout:.1f} s (what "
+                                    "the time limit left, at least 5 s)")
     return Outcome(attempt, verdict)
+
+
+def val_time_limit(planner, spent: float) -> float:
+    """VAL's seconds after an attempt that took `spent` (the problem's load included): what the
+    planner's search time limit leaves, at least 5 s (300 s for a planner without one)."""
+    limit = getattr(getattr(planner, "limits", None), "time_limit", None)
+    if limit is None or not limit < 300:
+        return 300.0
+    return max(limit - spent, 5.0)
 
 
 def solve(planner, domain: str | Path, problem: str | Path, out: str | Path | None = None,
