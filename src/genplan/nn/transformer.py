@@ -127,18 +127,19 @@ class Attention(nn.Module):
         self.attn_drop, self.resid_drop = nn.Dropout(cfg.dropout), nn.Dropout(cfg.dropout)
         self.n_heads, self.dropout, self.cross = cfg.n_heads, cfg.dropout, cross
 
-    def forward(self, x, mask=None, is_causal=False, rope=None, past=None, memory=None, need_probs=False, bias=None):
+    def forward(self, x, mask=None, is_causal=False, rope=None, past=None, memory=None, need_probs=False, bias=None,
+                wt=None):
         """`bias`: `mask` as `additive_mask` gives it, where the forward made it once for every layer (see
-        `math_attention`); `mask` is then not read."""
+        `math_attention`); `mask` is then not read. `wt`: see `linear`."""
         B, T, D = x.shape
         H, hd = self.n_heads, D // self.n_heads
         if self.cross:
-            q, (k, v) = self.c_q(x), self.c_kv(memory).split(D, dim=2)
+            q, (k, v) = linear(self.c_q, x, wt), linear(self.c_kv, memory, wt).split(D, dim=2)
         elif rope is not None:  # q and k rotated together (elementwise: the bytes of one rotation each)
-            qk, v = self.c_attn(x).split([2 * D, D], dim=2)
+            qk, v = linear(self.c_attn, x, wt).split([2 * D, D], dim=2)
             q, k = apply_rotary(qk.view(B, T, 2, H, hd).permute(2, 0, 3, 1, 4), *rope).unbind(0)
         else:
-            q, k, v = self.c_attn(x).split(D, dim=2)
+            q, k, v = linear(self.c_attn, x, wt).split(D, dim=2)
         if rope is None:
             q, k = (t.view(B, t.shape[1], H, hd).transpose(1, 2) for t in (q, k))
         v = v.view(B, v.shape[1], H, hd).transpose(1, 2)
@@ -165,7 +166,7 @@ class Attention(nn.Module):
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal,
                                                dropout_p=self.dropout if self.training else 0.0)
-        y = self.resid_drop(self.c_proj(y.transpose(1, 2).reshape(B, T, D)))
+        y = self.resid_drop(linear(self.c_proj, y.transpose(1, 2).reshape(B, T, D), wt))
         return y, probs, (k, v)
 
 
@@ -196,6 +197,31 @@ def math_attention(q, k, v, bias: torch.Tensor | None, dropout: float) -> torch.
     return F.dropout(scores.softmax(-1), dropout) @ v
 
 
+def _plain_float32(x: torch.Tensor) -> bool:
+    """A CPU forward in float32 without autocast: where the model's shortcuts keep the bytes of the plain path."""
+    return x.device.type == "cpu" and x.dtype == torch.float32 and not torch.is_autocast_enabled("cpu")
+
+
+def linear(module: nn.Linear, x: torch.Tensor, wt: dict | None) -> torch.Tensor:
+    """module(x); with `wt` (a dict kept for one forward), the weight's transpose taken once there and reused
+    by every application of a shared block, in the operators aten::linear runs (addmm on the rows of a
+    contiguous input with a bias, else matmul and the bias added in place): the same products, and the layers'
+    gradients summed into the one transpose in the order they came to the weight before, so the same bytes,
+    with one transpose a layer and its backward fewer (SymT's shared encoder and decoder blocks)."""
+    if wt is None:
+        return module(x)
+    t = wt.get(module)
+    if t is None:
+        t = wt[module] = module.weight.t()
+    if module.bias is not None and x.dim() == 3 and x.is_contiguous():
+        B, T, D = x.shape
+        return torch.addmm(module.bias, x.view(B * T, D), t).view(B, T, t.shape[1])
+    if module.bias is not None and x.dim() == 2:
+        return torch.addmm(module.bias, x, t)
+    out = torch.matmul(x, t)
+    return out if module.bias is None else out.add_(module.bias)
+
+
 class MLP(nn.Module):
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
@@ -204,8 +230,8 @@ class MLP(nn.Module):
         self.c_proj = nn.Linear(d_ff, cfg.d_model, bias=cfg.bias)
         self.dropout = nn.Dropout(cfg.dropout)
 
-    def forward(self, x):
-        return self.dropout(self.c_proj(F.gelu(self.c_fc(x))))
+    def forward(self, x, wt=None):
+        return self.dropout(linear(self.c_proj, F.gelu(linear(self.c_fc, x, wt)), wt))
 
 
 class Block(nn.Module):
@@ -220,13 +246,13 @@ class Block(nn.Module):
 
     def forward(self, x, ctx: dict, past=None, need_probs=False):
         a, probs, present = self.attn(self.ln_1(x), ctx["mask"], ctx["is_causal"], ctx["rope"], past,
-                                      need_probs=need_probs, bias=ctx["bias"])
+                                      need_probs=need_probs, bias=ctx["bias"], wt=ctx["wt"])
         x, xprobs = x + a, None
         if hasattr(self, "xattn"):
             a, xprobs, _ = self.xattn(self.ln_x(x), ctx["memory_mask"], memory=ctx["memory"], need_probs=need_probs,
-                                      bias=ctx["memory_bias"])
+                                      bias=ctx["memory_bias"], wt=ctx["wt"])
             x = x + a
-        return x + self.mlp(self.ln_2(x)), probs, xprobs, present
+        return x + self.mlp(self.ln_2(x), ctx["wt"]), probs, xprobs, present
 
 
 class Transformer(nn.Module):
@@ -304,6 +330,8 @@ class Transformer(nn.Module):
         else:
             ctx["memory_mask"] = None
         ctx["bias"] = ctx["memory_bias"] = None
+        # one block applied n_layers times: its weights' transposes made once a forward (see `linear`)
+        ctx["wt"] = {} if cfg.share_weights and cfg.n_layers > 1 and _plain_float32(x) else None
         if self._bias_once(x, return_attentions):  # every layer's mask as the scores' summand, made once here
             ctx["bias"], ctx["memory_bias"] = additive_mask(ctx["mask"]), additive_mask(ctx["memory_mask"])
         x = self.drop(x)
@@ -324,7 +352,7 @@ class Transformer(nn.Module):
         """Whether the layers' attention adds the masks as `additive_mask`s made once a forward: where the
         attention is explicit (the probabilities handed out, or `math_attention`) on a CPU in float32, the
         bytes of what each layer did with the boolean mask (masked_fill; SDPA's math path)."""
-        if x.device.type != "cpu" or x.dtype != torch.float32 or torch.is_autocast_enabled("cpu"):
+        if not _plain_float32(x):
             return False
         return need_probs or uses_math_attention(self.training, self.config.dropout, x)
 
