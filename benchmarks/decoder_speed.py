@@ -48,7 +48,7 @@ from genplan.planners.beam import DecodeConfig, _child_plan_text, decode
 from genplan.features.wlplan_edge import ProblemConverter
 from genplan.mimir import MimirTask
 from genplan.pddl_io import parse_domain, parse_problem
-from genplan.planners.solve import load_model
+from genplan.solve_setup import load_model
 
 
 # --- a pure-Python STRIPS grounder (the reference used pyperplan) ---------------------------------

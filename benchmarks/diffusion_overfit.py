@@ -90,7 +90,7 @@ def probe(ckpt: Path, trajectories: Path, problems: int = 2) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from genplan.planners.solve import merged
+    from genplan.solve_setup import merged
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")

@@ -16,7 +16,7 @@ each step's loss, wall and CPU time, whether autocast was on, the positions of i
 benchmarks/training_throughput.batch_stats) and the time of the first step; on the first batch it also counts one
 step's forward and backward FLOPs with torch.utils.flop_counter.FlopCounterMode (eager, the step's autocast; the
 gradients dropped and the global generators put back, so the job's steps are unchanged). The planner's
-loader (`genplan.planners.solve.load_model`: map_location cpu, the domain checked) then loads the
+loader (`genplan.solve_setup.load_model`: map_location cpu, the domain checked) then loads the
 checkpoint, whose weights must lie on the CPU, and `genplan.evaluation.evaluate_split` (`genplan
 evaluate`) plans the --plan-split problems (one by default: an untrained sequence model writes up to
 its 500-token cap, over a minute a problem at the paper's size on one core) with the entry's first strategy
@@ -181,7 +181,7 @@ def check_entry(config: dict, name: str, a, steps: int | None = None) -> dict:
     cut to --warmup-fraction of them."""
     from genplan import registry
     from genplan.errors import GenplanError
-    from genplan.planners.solve import merged
+    from genplan.solve_setup import merged
 
     if name not in (config.get("models") or {}):
         raise GenplanError(f"no model {name!r} in the configuration", a.config)
@@ -404,10 +404,10 @@ def plan(name: str, entry: dict, root: Path, work: Path, a, split: str | None = 
 
 
 def load_on_cpu(checkpoint: Path, domain: Path, threads: int):
-    """The planner's loader (`genplan.planners.solve.load_model`: map_location cpu, the domain checked); its weights
+    """The planner's loader (`genplan.solve_setup.load_model`: map_location cpu, the domain checked); its weights
     must lie on the CPU."""
     from genplan.errors import GenplanError
-    from genplan.planners.solve import load_model
+    from genplan.solve_setup import load_model
 
     model = load_model(checkpoint, domain, threads=threads)
     devices = {str(p.device) for p in model.net.parameters()}

@@ -17,7 +17,8 @@ import torch
 
 from genplan import manifest, registry
 from genplan.planners.base import Problem
-from genplan.planners.solve import load_model, solve_and_validate
+from genplan.planners.solve import solve_and_validate
+from genplan.solve_setup import load_model
 
 STRATEGIES = ["greedy", "greedy-applicable", "greedy-reground", "multibeam4", "topp0.9x4"]
 

@@ -56,7 +56,7 @@ def evaluate(ckpt: Path, R: Path, b: str, d: str, split: str, strategy: str, ent
 
 def main(argv=None) -> int:
     from genplan import registry
-    from genplan.planners.solve import merged
+    from genplan.solve_setup import merged
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name")

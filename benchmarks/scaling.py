@@ -30,7 +30,8 @@ import yaml
 from genplan import manifest, val
 from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Problem
-from genplan.planners.solve import load_model, solve_and_validate
+from genplan.planners.solve import solve_and_validate
+from genplan.solve_setup import load_model
 from genplan.registry import planner as make_planner
 from genplan.stages.fast_downward import run_fast_downward
 from genplan.stages.problems import generate_benchmark

@@ -248,7 +248,7 @@ def main(argv=None) -> int:
     for name in a.models:
         entry = gpu_check.check_entry(config, name, sized)
         if not a.as_set:
-            from genplan.planners.solve import merged
+            from genplan.solve_setup import merged
 
             entry = merged(entry, FAMILY_NEAR_ZERO.get(entry["family"], {}))
         entry = with_compile(entry, a.compile)

@@ -353,7 +353,7 @@ def main() -> None:
     root = Path(a.root or config.get("results_dir", "results"))
     splits = (config.get("statespace") or {}).get("splits", ["train"])
     head = header(a)  # before measuring: the code measured
-    from genplan.planners.solve import merged
+    from genplan.solve_setup import merged
 
     runs = [(name, config["models"][name]) for name in a.models]
     for v in a.variant:  # MODEL:LABEL=JSON

@@ -104,7 +104,7 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
 def test_solve_reads_the_planning_settings_of_the_models_domain(tmp_path):
     """`genplan solve --config`: the planning settings of the entry as it planned on the checkpoint's
     domain (its `domain_settings` merged there), the entry's own elsewhere."""
-    from genplan.planners.solve import entry_planning_settings
+    from genplan.solve_setup import entry_planning_settings
 
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump({"models": {"m": {

@@ -22,7 +22,7 @@ from genplan.models.symt.model import SymTSettings
 from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Problem
 from genplan.planners.search import SearchLimits, gbfs
-from genplan.planners.solve import load_model
+from genplan.solve_setup import load_model
 from genplan.stages.trajectories import load, trajectories_split
 
 FIXTURE = Path(__file__).parent / "fixtures" / "typed_courier" / "domain.pddl"

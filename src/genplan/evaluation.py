@@ -66,7 +66,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     the same records in the manifest's order. The problems a killed run of the same job finished
     (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again."""
     from genplan.domains import domain_key
-    from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
+    from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
     if jobs < 1 or (jobs > 1 and model is not None):

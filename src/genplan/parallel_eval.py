@@ -43,7 +43,7 @@ def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, l
                         stream=sys.stderr)
     try:
         from genplan.evaluation import evaluate_problem
-        from genplan.planners.solve import load_model
+        from genplan.solve_setup import load_model
         from genplan.registry import planner as make_planner
 
         planner = make_planner(load_model(checkpoint, domain, threads=1), strategy, settings)

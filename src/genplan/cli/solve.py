@@ -57,14 +57,15 @@ def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
 
 
 def cmd_solve(a) -> int:
+    from genplan import solve_setup as setup
     from genplan.planners import solve as run
     from genplan.registry import planner
 
-    run.check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
+    setup.check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
     given = _planning_settings(a)
-    model = run.load_model(a.model, a.domain)
-    strategy = run.resolve_strategy(model, a.strategy)
-    settings, source = run.planning_for(model, given, a.configfile)
+    model = setup.load_model(a.model, a.domain)
+    strategy = setup.resolve_strategy(model, a.strategy)
+    settings, source = setup.planning_for(model, given, a.configfile)
     reference = None
     if a.reference_plan is not None:
         from genplan.pddl_io import read_plan
@@ -84,7 +85,7 @@ def cmd_solve(a) -> int:
 def cmd_evaluate(a) -> int:
     from genplan.configuration import check_value
     from genplan.evaluation import evaluate_split
-    from genplan.planners.solve import check_strategy_early
+    from genplan.solve_setup import check_strategy_early
 
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
     check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
