@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import logging
 from pathlib import Path
@@ -66,7 +67,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     the same records in the manifest's order. The problems a killed run of the same job finished
     (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again."""
     from genplan.domains import domain_key
-    from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
+    from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
     if jobs < 1 or (jobs > 1 and model is not None):
@@ -95,7 +96,8 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         strategy = resolve_strategy(model, strategy)
         planner = make_planner(model, strategy, settings)
     common = {
-        "benchmark": benchmark or benchmark_dir.parent.name, "domain": domain_key(domain), "split": split,
+        # resolved: a relative --benchmark-dir `bench` has the parent '.', an empty benchmark column
+        "benchmark": benchmark or benchmark_dir.resolve().parent.name, "domain": domain_key(domain), "split": split,
         "system": model.system, "variant": model.variant, "model": model.name,
         "seed": seed if seed is not None else model.seed, "strategy": strategy,
     }
@@ -227,11 +229,33 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
 
 def read_evaluation(path: str | Path) -> list[dict]:
     """Rows of one evaluation CSV; GenplanError names the file when columns are missing (an
-    evaluation of an older genplan: rerun its evaluation)."""
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    evaluation of an older genplan: rerun its evaluation), and when it is not a whole evaluation
+    (issue 56): empty, without rows, cut short (no final newline, a row short of fields, counters
+    that are not JSON), or with a `solved` other than yes or no (a report would count it unsolved)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GenplanError("evaluation CSV not found", path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GenplanError(f"cannot read the evaluation CSV: {exc}", path) from None
+    if not text.endswith("\n"):
+        raise GenplanError("evaluation CSV is empty or cut short (no final newline): rerun its evaluation", path)
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     missing = set(COLUMNS) - set(rows[0]) if rows else set()
     if missing:
         raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)} (made by an older genplan? "
                            "rerun its evaluation rule)", path)
+    if not rows:
+        raise GenplanError("evaluation CSV without rows (an evaluation has one row per problem)", path)
+    for line, r in enumerate(rows, 2):
+        if None in r or any(r[c] is None for c in COLUMNS):
+            raise GenplanError(f"row {line} ({r.get('problem')}) has {len(r) - (None in r)} fields, not "
+                               f"{len(COLUMNS)}: the CSV is cut short or damaged (rerun its evaluation)", path)
+        if r["solved"] not in ("yes", "no"):
+            raise GenplanError(f"row {line} ({r['problem']}): solved={r['solved']!r}, not yes or no", path)
+        try:
+            json.loads(r["counters"] or "{}")
+        except json.JSONDecodeError:
+            raise GenplanError(f"row {line} ({r['problem']}): counters are not JSON: the CSV is cut short or "
+                               "damaged (rerun its evaluation)", path) from None
     return rows

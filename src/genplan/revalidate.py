@@ -88,6 +88,9 @@ def recheck(evaluation_csv: str | Path, problems: str | Path | None = None,
     with tempfile.TemporaryDirectory(prefix="genplan-validate-") as tmp:
         for r in rows:
             _recheck_row(r, doc["problems"].get(r["problem"]), folder, domain, Path(tmp) / "plan", result)
+            _recheck_quality(r, result)
+    for name in sorted(set(doc["problems"]) - {r["problem"] for r in rows}):  # a row deleted from the CSV
+        result.disagree.append(f"{name}: a plan is stored for it but the CSV has no row (a row deleted?)")
     result.n_missing = len(result.missing)
     return result
 
@@ -130,3 +133,20 @@ def _recheck_row(row: dict, entry: dict | None, folder: Path, domain: Path, plan
         result.disagree.append(f"{name}: " + "; ".join(differs))
     else:
         result.agree += 1
+
+
+def _recheck_quality(row: dict, result: Recheck) -> None:
+    """A solved row's quality is its best_known / plan_length (4 decimals; above 1 where the model
+    found a shorter plan than the plans table's); an unsolved row has none."""
+    name, best, length, quality = row["problem"], row["best_known"], row["plan_length"], row["quality"]
+    if row["solved"] != "yes" or best == "":
+        if quality != "":
+            result.disagree.append(f"{name}: quality {quality} without a solved plan and a best-known length")
+        return
+    try:
+        want = "1.0000" if int(length) == 0 and int(best) == 0 else f"{int(best) / int(length):.4f}"
+    except (ValueError, ZeroDivisionError):
+        result.disagree.append(f"{name}: best_known {best!r} and plan_length {length!r} are not plan lengths")
+        return
+    if quality != want:
+        result.disagree.append(f"{name}: quality {quality!r}, but best_known {best} / plan_length {length} is {want}")
