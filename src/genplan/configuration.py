@@ -202,7 +202,9 @@ def problems(config: dict, schema_path: str | Path) -> list[str]:
     """Every schema violation, benchmark problem and family problem of `config`, misspelt keys first."""
     lines = _violations(compose(yaml.safe_load(Path(schema_path).read_text())), config)
     if not lines:
-        lines = benchmark_problems(config)
+        from genplan import config_edges
+
+        lines = config_edges.problems(config) or benchmark_problems(config)
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 
