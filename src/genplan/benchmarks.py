@@ -84,7 +84,8 @@ def from_entry(name: str, entry: dict) -> Benchmark:
         patterns = {}
         splits = IPC2023_SPLITS  # the levels a domain's folder has are imported (a config names the ones it runs)
     return Benchmark(name, splits, "folder", layout=entry["layout"], path=entry["path"], patterns=patterns,
-                     checksums=entry.get("checksums"), scoring=("coverage", "quality"))
+                     checksums=entry.get("checksums"), reference_plans=entry["layout"] == "ipc2023",
+                     scoring=("coverage", "quality"))
 
 
 def configured(config: dict) -> dict[str, Benchmark]:
@@ -98,6 +99,13 @@ def configured(config: dict) -> dict[str, Benchmark]:
 def folder_names(config: dict) -> list[str]:
     """The configuration's own folder benchmarks (the workflow's `import_folder` rule serves them)."""
     return list(config.get("benchmark_folders") or {})
+
+
+def source_files(bench: Benchmark, domain: str) -> list[str]:
+    """The files of a folder benchmark's domain the import may read (PDDL and plans, sorted): the import
+    rule's inputs, so that a changed or added file imports the domain again."""
+    folder = Path(bench.path, domain)
+    return sorted(str(p) for p in folder.rglob("*") if p.suffix in (".pddl", ".plan") and p.is_file())
 
 
 def domains_of(bench: Benchmark) -> tuple[str, ...]:

@@ -118,6 +118,11 @@ def folder_source(wildcards):
     return BENCHMARK_KINDS[wildcards.benchmark].path
 
 
+def folder_files(wildcards):
+    """A folder benchmark's domain files (genplan.benchmarks.source_files): a changed one re-imports it."""
+    return benchmarks.source_files(BENCHMARK_KINDS[wildcards.benchmark], wildcards.domain)
+
+
 def folder_args(wildcards):
     """`genplan import-folder`'s layout, split patterns and checksum list of a folder benchmark."""
     kind = BENCHMARK_KINDS[wildcards.benchmark]

@@ -53,6 +53,8 @@ rule import_ipc2023:
 
 
 rule import_folder:
+    input:
+        folder_files,
     output:
         directory(L.problems("{benchmark}", "{domain}")),
     wildcard_constraints:
