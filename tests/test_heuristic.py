@@ -269,3 +269,20 @@ def test_novelty_gbfs_measures_novelty_per_h_and_finds_valid_plans(blocks):
         assert task.is_goal(state)
     res = novelty_gbfs(task, lambda states: np.zeros(len(states)), SearchLimits(max_expansions=3))
     assert res.reason in ("node_limit", "goal") and res.expanded <= 3
+
+
+@pytest.mark.parametrize("content, said", [(b"", "empty PDDL problem file"),
+                                           (b"(define (problem p) \xff\xfe", "PDDL problem file is not UTF-8 text"),
+                                           (None, "PDDL problem file not found"),
+                                           (b"(define (problem p) (:domain blocks", "malformed PDDL problem")])
+def test_solve_names_a_bad_problem_file_as_every_family_does(blocks, ridge, tmp_path, content, said):
+    """Issue 56: the heuristic family's message for an empty, binary or missing problem was blank or
+    Python's own; now the one every family gives, naming the file, before any search."""
+    problem = tmp_path / "p.pddl"
+    if content is not None:
+        problem.write_bytes(content)
+    res = run_cli("solve", "--model", ridge, blocks / "problems" / "domain.pddl", problem, "--out", tmp_path / "x.plan")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    errors = [line for line in res.stderr.splitlines() if line.startswith("genplan: error:")]
+    assert len(errors) == 1 and str(problem) in errors[0] and said in errors[0], res.stderr
+    assert not (tmp_path / "x.plan").exists()

@@ -84,7 +84,16 @@ def val_time_limit(planner, spent: float) -> float:
 def solve(planner, domain: str | Path, problem: str | Path, out: str | Path | None = None,
           reference_plan: list | None = None) -> tuple[Outcome, str]:
     """Plan and validate; write `out` only for a VAL-valid plan. Returns the outcome and the
-    plan's text (printed by the CLI when no `out` is given)."""
+    plan's text (printed by the CLI when no `out` is given). An empty, unreadable, missing or malformed
+    problem file is one GenplanError naming it, whatever the family (the heuristic family's was blank
+    or Python's own); a well-formed problem of another domain stays the planner's to refuse."""
+    from genplan.pddl_io import parse_domain, parse_problem
+
+    try:
+        parse_problem(problem, parse_domain(domain))
+    except GenplanError as exc:
+        if not exc.message.startswith("problem is for domain"):
+            raise
     outcome = solve_and_validate(planner, Problem(domain, problem, reference_plan))
     text = plan_to_text(outcome.attempt.plan)
     if out is not None and outcome.solved:
