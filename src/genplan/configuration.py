@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from importlib import resources
 from pathlib import Path
 
 import jsonschema
@@ -25,7 +24,10 @@ from genplan.errors import GenplanError
 
 @functools.cache
 def schema() -> dict:
-    return compose(yaml.safe_load(resources.files("genplan").joinpath("data", "config.schema.yaml").read_text()))
+    """The packaged schema (genplan.config_schema) with every registered family in it (`compose`)."""
+    from genplan.config_schema import packaged
+
+    return compose(packaged())
 
 
 def compose(base: dict) -> dict:

@@ -41,9 +41,9 @@ SKIPPED = {"optimal": "skipped-optimal", "unsolvable": "skipped-unsolvable"}
 
 def anytime_config(cfg: dict) -> dict:
     """`lama_anytime` (and `memory_limit_mb`) of a planner section, the schema's defaults filled in."""
-    from genplan.configuration import schema
+    from genplan.config_schema import section
 
-    props = schema()["properties"]["planner"]["properties"][CONFIG]["properties"]
+    props = section("planner", CONFIG)
     defaults = {k: v["default"] for k, v in props.items() if "default" in v}
     return {"memory_limit_mb": cfg["memory_limit_mb"], CONFIG: {**defaults, **(cfg.get(CONFIG) or {})}}
 

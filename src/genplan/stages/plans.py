@@ -73,9 +73,9 @@ SECTIONS = {"optimal": "astar_lmcut", "fallback": "gbfs_ff", "gbfs_ff_eager": "g
 def planner_config(cfg: dict) -> dict:
     """The planner section with the schema's defaults filled in (the commands check --params
     against the schema, which does not fill defaults); `gbfs_ff_eager` only where given."""
-    from genplan.configuration import schema
+    from genplan.config_schema import section
 
-    props = schema()["properties"]["planner"]["properties"]
+    props = section("planner")
     out = dict(cfg)
     for key in SECTIONS:
         if key == "gbfs_ff_eager" and key not in cfg:
