@@ -7,6 +7,7 @@ the reports (`cli.report`) and the cluster's checks and cost (`cli.cluster`)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import sys
 
@@ -27,6 +28,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _no_space(args) -> str:
+    """A full disk named by the command's outputs (writes.PATHS), not by whatever file the failing
+    call held (a write names none; a copy names its source, e.g. the package's own domain file)."""
+    spec = writes.PATHS.get(args.command)
+    outs = [] if spec is None else [str(v) for v in writes._given(args, spec.folders + spec.files).values()]
+    return (f"{', '.join(outs) or 'the output'}: no space left on the device (or the disk quota is used up) "
+            "while writing it; its temporary files were removed and nothing was published: free space there "
+            "or write elsewhere")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
@@ -38,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"genplan: error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # a file that cannot be read or written
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            print(f"genplan: error: {_no_space(args)}", file=sys.stderr)
+            return 1
         print(f"genplan: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # unknown names from the registries
