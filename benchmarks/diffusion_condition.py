@@ -19,7 +19,7 @@ import torch
 
 def condition_lines(checkpoint: str, trajectories: str, seed: int = 0) -> list[str]:
     from genplan.datasets.examples import trajectory_cases
-    from genplan.models.checkpoint import read
+    from genplan.checkpoint import read
     from genplan.models.diffusion import data
     from genplan.models.diffusion.model import DiffusionModel
     from genplan.stages.trajectories import load

@@ -57,7 +57,7 @@ def probe(ckpt: Path, trajectories: Path, problems: int = 2) -> list[str]:
     import torch
 
     from genplan.datasets.examples import trajectory_cases
-    from genplan.models.checkpoint import read
+    from genplan.checkpoint import read
     from genplan.models.diffusion import data
     from genplan.models.diffusion.model import DiffusionModel
     from genplan.stages.trajectories import load

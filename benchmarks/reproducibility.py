@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from genplan.models import checkpoint
+from genplan import checkpoint
 from genplan.models.transition import family
 from genplan.training.reproducible import cpu_isa, pin_cpu_isa
 

@@ -17,7 +17,7 @@ import torch
 
 
 def h_errors(checkpoint: str, trajectories: str, show: int = 12, names: str = "sorted") -> list[str]:
-    from genplan.models.checkpoint import read
+    from genplan.checkpoint import read
     from genplan.models.symt import data
     from genplan.models.symt.model import SymT
     from genplan.stages.trajectories import load

@@ -29,7 +29,7 @@ import torch
 
 def load_model(checkpoint: str, partial: str | None = None):
     """The SymT model of CHECKPOINT, with the weights of a partial training state where given."""
-    from genplan.models.checkpoint import read
+    from genplan.checkpoint import read
     from genplan.models.symt.model import SymT
 
     model = SymT.from_envelope(read(checkpoint), checkpoint)

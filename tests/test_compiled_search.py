@@ -102,7 +102,7 @@ def test_xgboost_is_refused_by_name(tmp_path):
 
     import xgboost as xgb
 
-    from genplan.models import checkpoint
+    from genplan import checkpoint
     from genplan.models.boosters import booster_to_bytes
     from genplan.models.heuristic.model import HeuristicModel
 

@@ -17,7 +17,7 @@ from transition_doubles import OracleModel, gripper_problem, load
 
 from genplan import paths, registry
 from genplan.errors import GenplanError
-from genplan.models import checkpoint
+from genplan import checkpoint
 from genplan.planners import strategies
 from genplan.planners.base import Problem
 from genplan.planners.solve import solve_and_validate

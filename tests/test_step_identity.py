@@ -64,7 +64,7 @@ def digests(name: str, files: dict, out: Path) -> dict:
     import torch
 
     from genplan import registry
-    from genplan.models import checkpoint
+    from genplan import checkpoint
 
     entry = MODELS[name]
     fam = registry.family(entry["family"])

@@ -9,7 +9,7 @@ import pytest
 import torch
 from test_features import gripper_data  # noqa: F401  (fixture)
 
-from genplan.models import checkpoint
+from genplan import checkpoint
 from genplan.models.transition.train import train_model
 from genplan.training.reproducible import ISA_VARIABLE, cpu_isa, deterministic, pin_cpu_isa
 

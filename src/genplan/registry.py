@@ -9,7 +9,7 @@ every job) imports neither torch nor pymimir.
 
 A family module provides:
     train(name, settings, domain, data, seed, out, log_csv, summary_json, threads, device) -> summary
-    load(envelope, path) -> a model held in memory (genplan.models.checkpoint envelope)
+    load(envelope, path) -> a model held in memory (genplan.checkpoint envelope)
     planner(model, strategy, settings) -> a Planner (genplan.planners.base)
     identity(settings) -> (system, variant) as published_results.csv names them
     check(name, settings) -> list of problems with a model entry beyond its schema
@@ -192,7 +192,7 @@ def validate_models(models: dict) -> None:
 def load_model(path: str | Path, expect_domain: str | None = None):
     """The model of any family in a checkpoint file; GenplanError for a missing, corrupt or
     foreign file, or (with expect_domain) a model of another domain."""
-    from genplan.models import checkpoint
+    from genplan import checkpoint
 
     env = checkpoint.read(path)
     if env["family"] not in FAMILIES:

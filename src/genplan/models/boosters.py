@@ -1,6 +1,6 @@
 """XGBoost boosters in and out of checkpoints, for every family that learns one (the transition
 family's XGBoost models, the heuristic family's `xgb` learner): the envelope's weights are the
-booster's UBJ model as bytes (genplan.models.checkpoint)."""
+booster's UBJ model as bytes (genplan.checkpoint)."""
 
 from __future__ import annotations
 

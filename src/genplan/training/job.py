@@ -14,7 +14,7 @@ the closing fields) and log rows (header and rows: its own columns) and ends wit
 - the device (`choose_device`: `auto` is CUDA when present);
 - the partial state `<out>.partial` of the job's key (`key`, with `digest` of the data) from which
   a killed job resumes; `fit` runs the loop (genplan.training.loop) and loads the best weights;
-- the checkpoint envelope (genplan.models.checkpoint), the log and the summary, written
+- the checkpoint envelope (genplan.checkpoint), the log and the summary, written
   atomically, and the partial state removed;
 - the summary's clock, under one name for every family (`TIMES`): `job_time_s` (wall) and
   `job_cpu_s` (this process's CPU time, threads summed), stamped by `save` where a family has not
@@ -31,8 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genplan import atomic
-from genplan.models import checkpoint
+from genplan import atomic, checkpoint
 from genplan.training import checkpoint as partial_state
 from genplan.training.reproducible import deterministic
 

@@ -17,7 +17,7 @@ plan position.
   `<start>` is BOS, `<end>` EOS, `<pad>` PAD, `<mask>` MASK).
 
 `DiffusionModel` holds what planning needs (vocabularies, network, settings, identity) and goes in
-and out of the checkpoint envelope of genplan.models.checkpoint (family "diffusion")."""
+and out of the checkpoint envelope of genplan.checkpoint (family "diffusion")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A trained learned heuristic as the searches use it: a WL feature generator (wlplan, ILG graphs)
 and a learner mapping features to an estimate of h*, loaded from the checkpoint envelope of
-`genplan.models.checkpoint` (family "heuristic").
+`genplan.checkpoint` (family "heuristic").
 
 Its identity holds name, domain (the workflow's key), pddl_domain, seed, learner and dim; its
 vocabulary is the WL encoder (`genplan.features.wl.WLEncoder.to_dict()`, the colours collected

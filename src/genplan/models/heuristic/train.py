@@ -231,7 +231,7 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
                     summary_json=None, threads: int = 1, device: str = "auto") -> dict:
     """One training job (genplan.training.job: the same envelope, log, summary and clock as every
     family's); returns the summary."""
-    from genplan.models import checkpoint
+    from genplan import checkpoint
     from genplan.models.heuristic.model import HeuristicModel
     from genplan.stages.trajectories import load
     from genplan.training.job import Job

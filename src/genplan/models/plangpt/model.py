@@ -3,7 +3,7 @@ and the plan, the loss on plan tokens only; one object-token pool, objects renam
 
 `PlanGPT` holds what planning needs: the vocabulary, the network (genplan.nn.Transformer), the
 renaming settings and the model's identity; it goes in and out of the checkpoint envelope of
-genplan.models.checkpoint (family "plangpt", vocabulary = `Vocabulary.to_dict()`)."""
+genplan.checkpoint (family "plangpt", vocabulary = `Vocabulary.to_dict()`)."""
 
 from __future__ import annotations
 

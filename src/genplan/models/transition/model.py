@@ -1,5 +1,5 @@
 """A trained transition model as the decoder uses it: encoder + learner + mode, loaded from the
-checkpoint envelope of `genplan.models.checkpoint` (family "transition").
+checkpoint envelope of `genplan.checkpoint` (family "transition").
 
 Its identity holds name, domain (the workflow's key, e.g. ``blocks``), pddl_domain, seed,
 encoding, learner, mode and dim; its vocabulary is the encoder (``Encoder.to_dict()``); its
@@ -16,7 +16,7 @@ import torch
 
 from genplan.errors import GenplanError
 from genplan.features import ENCODERS, Encoder, encoder_from_dict
-from genplan.models import checkpoint
+from genplan import checkpoint
 from genplan.models.boosters import booster_from_bytes
 from genplan.models.transition import lstm, xgb
 from genplan.datasets.trajectories import MODES
