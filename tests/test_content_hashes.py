@@ -95,3 +95,30 @@ def test_training_from_plans_refuses_other_problem_files(runs):
     with pytest.raises(GenplanError, match="other content") as err:
         problem_files(doc, runs / "train.json.gz", [runs / "old"])
     assert "old/train/blocks-s4-i3.pddl" in str(err.value) and "train.json.gz" in str(err.value)
+
+
+def test_a_resumed_record_is_rechecked_by_val(runs, tmp_path, monkeypatch, caplog):
+    """Issue 56: records taken from a killed job's `.partial` sidecar went into the CSV without VAL.
+    A record whose stored plan VAL does not judge as it says is planned again."""
+    from genplan import evaluation, resume
+
+    out = tmp_path / "e.csv"
+    args = (runs / "model.ckpt", runs / "new", "train", runs / "plans/train.csv", None, {}, out)
+    with monkeypatch.context() as m:
+        m.setattr(resume.Sidecar, "remove", lambda self: None)  # keep the finished job's sidecar, as a kill would
+        first = evaluation.evaluate_split(*args)
+    side = resume.sidecar_path(out) / "blocks-s4-i3.json"
+    saved = json.loads(side.read_text())
+    rec = saved["payload"]
+    assert rec["plan"], rec
+    if rec["val"] == "valid":  # a solved record: its plan loses its last action, the record still says valid
+        rec["plan"] = rec["plan"][:-1]
+    else:  # an unsolved one now claims a valid plan
+        rec.update(val="valid", solved="yes", reason="goal", plan_length=len(rec["plan"]))
+    side.write_text(json.dumps(saved) + "\n")
+    with caplog.at_level("WARNING", logger="genplan"):
+        again = evaluation.evaluate_split(*args)
+    assert "the record resumed from the sidecar says val=" in caplog.text and "planned again" in caplog.text
+    keys = ("solved", "val", "plan_length", "plan")
+    assert [{k: r[k] for k in keys} for r in again] == [{k: r[k] for k in keys} for r in first]
+    assert not resume.sidecar_path(out).exists()

@@ -44,8 +44,9 @@ def _counting(monkeypatch, module, name: str, stop_after: int | None = None) -> 
 
 
 def _without_time(path: Path) -> list[dict]:
+    """The rows without `time` and `problem_sha256` (an edited problem's differs; tests/test_content_hashes.py)."""
     with open(path, newline="") as fh:
-        return [{k: v for k, v in r.items() if k != "time"} for r in csv.DictReader(fh)]
+        return [{k: v for k, v in r.items() if k not in ("time", plans.HASH)} for r in csv.DictReader(fh)]
 
 
 def _sidecar_files(output: Path) -> dict[str, dict]:
@@ -109,7 +110,8 @@ def test_plan_resumes_the_problems_a_cut_run_finished(gripper4, tmp_path, monkey
     assert sorted(c[0]["problem"] for c in calls) == ["gripper-n3", "gripper-n4"]
     assert f"resumed 2 of 4 problems from {resume.sidecar_path(table)}" in caplog.text
     assert _without_time(table) == _without_time(ref_table) and _files(out_dir) == _files(ref_dir)
-    resumed = [r for r in csv.DictReader(table.open()) if r["problem"] in saved]
+    resumed = [{k: v for k, v in r.items() if k != plans.HASH} for r in csv.DictReader(table.open())
+               if r["problem"] in saved]
     first = [{k: str(v) for k, v in r.items()} for p in sorted(saved) for r in saved[p]["payload"]["rows"]]
     assert resumed == first  # the first run's rows, its times included
     assert not resume.sidecar_path(table).exists()
@@ -143,6 +145,27 @@ def test_plan_does_not_reuse_an_edited_problem_or_a_corrupt_record(gripper4, tmp
     plans.plan_split(bench, "train", {**PARAMS, "fallback": {"time_limit": 11}, "lama": {"enabled": False}},
                      out_dir, table)
     assert len(calls) == 4 and not resume.sidecar_path(table).exists()
+
+
+def test_plan_rechecks_resumed_plans_with_val(gripper4, tmp_path, monkeypatch, caplog):
+    """Issue 56: a resumed problem's plans went into the table without VAL; one VAL no longer accepts
+    (its record still says valid) gets the problem planned again."""
+    bench, ref_dir, ref_table = gripper4
+    out_dir, table = tmp_path / "plans", tmp_path / "plans.csv"
+    _counting(monkeypatch, plans, "_plan_problem", stop_after=2)
+    with pytest.raises(Cut):
+        plans.plan_split(bench, "train", PARAMS, out_dir, table)
+    record = resume.sidecar_path(table) / "gripper-n2.json"
+    saved = json.loads(record.read_text())
+    files = saved["payload"]["files"]
+    files["gripper-n2.astar_lmcut.plan"] = files["gripper-n2.astar_lmcut.plan"].split("\n", 1)[1]  # first action gone
+    record.write_text(json.dumps(saved) + "\n")
+    calls = _counting(monkeypatch, plans, "_plan_problem")
+    with caplog.at_level(logging.INFO, logger="genplan"):
+        plans.plan_split(bench, "train", PARAMS, out_dir, table)
+    assert sorted(c[0]["problem"] for c in calls) == ["gripper-n2", "gripper-n3", "gripper-n4"]
+    assert "gripper-n2: the sidecar's astar_lmcut row says valid='yes', VAL now 'no'" in caplog.text
+    assert _without_time(table) == _without_time(ref_table) and _files(out_dir) == _files(ref_dir)
 
 
 # --- genplan evaluate ---------------------------------------------------------------------------

@@ -31,6 +31,8 @@ import csv
 import io
 import json
 import logging
+import os
+import tempfile
 from pathlib import Path
 
 from genplan import atomic, manifest, resume, stored_plans, tables
@@ -109,7 +111,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
              for row in rows]
     sidecar = resume.Sidecar(out) if resumable else None  # finished problems, saved as they come
     keys = _resume_keys(checkpoint, domain, split, strategy, settings, tasks) if resumable else {}
-    found = sidecar.load(keys) if resumable else {}
+    found = recheck_resumed(sidecar.load(keys), {t[0]["problem"]: t[0] for t in tasks}, domain) if resumable else {}
     todo = [i for i, t in enumerate(tasks) if t[0]["problem"] not in found]
 
     def finished(i: int, rec: dict) -> None:
@@ -142,6 +144,33 @@ def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: 
     with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, mine, jobs)) as results:
         for j, rec in progress(results, total=len(mine), desc=f"{desc} ({min(jobs, len(mine))} workers)"):
             finished(todo[j], rec)
+
+
+def recheck_resumed(found: dict, rows: dict, domain: Path) -> dict:
+    """The sidecar's records whose stored plan VAL still judges as the record says (its `val`, and a
+    solved row's plan_length); any other is logged and its problem planned again (issue 56: resumed
+    records went into the CSV without VAL)."""
+    from genplan import val
+    from genplan.pddl_io import plan_to_text, str_to_atom
+
+    kept = {}
+    with tempfile.TemporaryDirectory(prefix=f"genplan-resume-{os.getpid()}-") as tmp:
+        for name, rec in found.items():
+            if rec.get("plan") is None:  # refused: no plan to check
+                kept[name] = rec
+                continue
+            path = Path(tmp) / "plan"
+            path.write_text(plan_to_text([str_to_atom(a) for a in rec["plan"]]))
+            verdict = val.validate(domain, rows[name]["path"], path)
+            now = "valid" if verdict.valid else verdict.message
+            length_ok = rec.get("solved") != "yes" or str(rec.get("plan_length")) == str(len(rec["plan"]))
+            if now == rec.get("val") and length_ok:
+                kept[name] = rec
+            else:
+                log.warning("%s: the record resumed from the sidecar says val=%r, plan_length=%r; VAL now says %r "
+                            "of its %d-action plan: planned again", name, rec.get("val"), rec.get("plan_length"),
+                            now, len(rec["plan"]))
+    return kept
 
 
 def _resume_keys(checkpoint, domain: Path, split: str, strategy: str, settings: dict,

@@ -166,10 +166,14 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     publishing = False
     try:
         with atomic.output_dir(out_dir, owner="plan") as tmp_dir:
-            for row in (r for r in todo if r["problem"] in done):
+            for row in [r for r in todo if r["problem"] in done]:
                 for name, text in done[row["problem"]]["files"].items():
                     (Path(tmp_dir) / name).write_text(text)
-                table.extend(done[row["problem"]]["rows"])
+                if _resumed_plans_hold(row, done[row["problem"]], domain, Path(tmp_dir)):
+                    table.extend(done[row["problem"]]["rows"])
+                else:  # planned again below
+                    for name in done.pop(row["problem"])["files"]:
+                        (Path(tmp_dir) / name).unlink(missing_ok=True)
             todo = [r for r in todo if r["problem"] not in done]
             with run_pool(threads) as pool:  # each problem recorded (and saved) as soon as it finishes
                 jobs = {pool.submit(_plan_problem, r, domain, cfg): r for r in todo}
@@ -221,6 +225,22 @@ def _resume_keys(domain: Path, split: str, cfg: dict, rows: list[dict]) -> dict[
     dom = resume.file_sha256(domain)
     return {r["problem"]: resume.key(stage="plan", split=split, domain=dom, problem=r["problem"],
                                      problem_sha256=resume.file_sha256(r["path"]), planner=used) for r in rows}
+
+
+def _resumed_plans_hold(row: dict, saved: dict, domain: Path, out: Path) -> bool:
+    """Whether VAL, run again, judges every plan file of a problem resumed from the sidecar as its rows
+    say (issue 56: resumed records went into the table without VAL); logged when not."""
+    for rec in saved["rows"]:
+        if not rec.get("plan_file"):
+            continue
+        path = out / rec["plan_file"]
+        verdict = val.validate(domain, row["path"], path) if path.is_file() else None
+        now = "yes" if verdict is not None and verdict.valid else "no"
+        if now != rec.get("valid"):
+            log.warning("%s: the sidecar's %s row says valid=%r, VAL now %r (%s): planned again", row["problem"],
+                        rec.get("config"), rec.get("valid"), now, "no plan file" if verdict is None else verdict.message)
+            return False
+    return True
 
 
 def _signalled(res: PlanResult) -> bool:
