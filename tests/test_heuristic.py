@@ -286,3 +286,42 @@ def test_solve_names_a_bad_problem_file_as_every_family_does(blocks, ridge, tmp_
     errors = [line for line in res.stderr.splitlines() if line.startswith("genplan: error:")]
     assert len(errors) == 1 and str(problem) in errors[0] and said in errors[0], res.stderr
     assert not (tmp_path / "x.plan").exists()
+
+
+@pytest.mark.parametrize("signum, status", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_solve_ended_by_a_signal_leaves_nothing_behind(blocks, ridge, tmp_path, signum, status):
+    """Issue 56: SIGTERM of `genplan solve` (any `timeout`) left $TMPDIR/genplan-solve-* and VAL
+    running; Ctrl-C printed a KeyboardInterrupt traceback. Now: one line, exit 128 + the signal, an
+    empty $TMPDIR, no plan. The signal comes while the search runs (a 40-block problem, 60 s)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from genplan.stages.problems import generate_benchmark
+
+    bench = tmp_path / "big"
+    generate_benchmark("blocks", {"sizes": {"train": [40]}, "per_size": {"train": 1}}, 0, bench)
+    problem = next((bench / "train").glob("*.pddl"))
+    tmp = tmp_path / "tmpdir"
+    tmp.mkdir()
+    out = tmp_path / "plan"
+    proc = subprocess.Popen([sys.executable, "-m", "genplan", "solve", "--model", str(ridge), str(bench / "domain.pddl"),
+                             str(problem), "--strategy", "gbfs", "--out", str(out), "--settings",
+                             json.dumps({"search": {"max_expansions": 10**7, "time_limit": 60}})],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    lines = []
+    for line in proc.stderr:  # the search starts after the settings' log line
+        lines.append(line)
+        if "planning settings" in line:
+            break
+    time.sleep(1.5)
+    assert proc.poll() is None, "".join(lines)
+    proc.send_signal(getattr(signal, signum))
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=30) == status, rest
+    assert "Traceback" not in rest, rest
+    assert rest.strip().splitlines()[-1] == (f"genplan: interrupted by {signum}: planning and VAL ended, temporary "
+                                             "folders removed, no plan written"), rest
+    assert list(tmp.iterdir()) == [] and not out.exists()

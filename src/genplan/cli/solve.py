@@ -57,6 +57,21 @@ def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
 
 
 def cmd_solve(a) -> int:
+    """`_solve` with SIGTERM, SIGINT and SIGHUP raised as `Interrupted` (issue 56: a SIGTERM left
+    $TMPDIR/genplan-solve-* behind and VAL running; Ctrl-C printed a traceback): the temporary
+    folders are removed as the exception unwinds, subprocess.run kills VAL, no plan is written, and
+    one line says so; exit 128 + the signal's number."""
+    from genplan.stages.fast_downward import Interrupted, interruptible
+
+    try:
+        with interruptible():
+            return _solve(a)
+    except Interrupted as exc:
+        print(f"genplan: {exc}: planning and VAL ended, temporary folders removed, no plan written", file=sys.stderr)
+        return exc.exit_status
+
+
+def _solve(a) -> int:
     from genplan import solve_setup as setup
     from genplan.planners import solve as run
     from genplan.registry import planner
