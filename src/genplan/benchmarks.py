@@ -117,10 +117,9 @@ def domains_of(bench: Benchmark) -> tuple[str, ...]:
 
 
 def problems(config: dict) -> list[str]:
-    """One line per problem of the configured benchmarks: an unknown name, a built-in name reused by
-    `benchmark_folders`, a folder that is not there, a flat layout without a `train` split, a configured
-    domain or split the benchmark does not provide (ipc2023's folder: `ipc2023_dir`, checked by
-    genplan.configuration)."""
+    """One line per problem of the configured benchmarks' names and folders: an unknown name, a built-in
+    name reused by `benchmark_folders`, a folder that is not there, a flat layout without a `train` split
+    (genplan.configuration then checks the domains and splits each provides, and reads the folders)."""
     known = configured(config)
     lines = [f"benchmark_folders.{n}: {n!r} is a built-in benchmark; name yours otherwise"
              for n in folder_names(config) if n in BUILTIN]
