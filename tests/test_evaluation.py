@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from genplan import cli, evaluation, manifest
-from genplan.planners import beam, solve
+from genplan import solve_setup
+from genplan.planners import beam
 from genplan.planners.beam import DecodeResult
 from genplan.domains import domain_file, domain_key
 from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
@@ -93,7 +94,7 @@ def test_unsolved_problems_are_recorded_with_vals_verdict(bench, tmp_path, monke
 def test_solve_exit_codes(bench, tmp_path, monkeypatch, capsys):
     root, _ = bench
     problem = root / "interpolation" / "g2.pddl"
-    monkeypatch.setattr(solve, "load_model", lambda checkpoint, domain: _oracle_for(problem))
+    monkeypatch.setattr(solve_setup, "load_model", lambda checkpoint, domain: _oracle_for(problem))
     out = tmp_path / "g2.plan"
     assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--out", str(out)]) == 0
     assert "Plan valid (VAL): 5 actions" in capsys.readouterr().out and out.read_text().count("\n") == 6
@@ -102,7 +103,7 @@ def test_solve_exit_codes(bench, tmp_path, monkeypatch, capsys):
     s0 = frozenset({("at-robby", "rooma"), ("free", "left"), ("free", "right"), ("at", "ball1", "rooma"),
                     ("at", "ball2", "rooma")})
     moved = (s0 - {("at-robby", "rooma")}) | {("at-robby", "roomb")}
-    monkeypatch.setattr(solve, "load_model", lambda c, d: _oracle_for(problem, misguide={s0: moved}))
+    monkeypatch.setattr(solve_setup, "load_model", lambda c, d: _oracle_for(problem, misguide={s0: moved}))
     out2 = tmp_path / "none.plan"
     assert cli.main(["solve", "--model", "m.ckpt", str(GRIPPER), str(problem), "--strategy", "beam3-reference",
                      "--out", str(out2)]) == 1

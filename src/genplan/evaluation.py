@@ -17,7 +17,8 @@ or not, with the SHA-256 of the domain and problem files (genplan.stored_plans);
 first: a CSV never stands without its plans.
 
 `jobs` > 1 (`genplan evaluate --jobs N`, the rule's `threads`): N problems planned at once in worker
-processes (genplan.parallel_eval), the same rows in the manifest's order and the same plans.
+processes (genplan.parallel_eval), the same rows in the manifest's order and the same plans. One
+problem's row is genplan.problem_evaluation's, which both use.
 
 Each problem's record is saved as it finishes to `<out>.partial/` (genplan.resume): a job killed
 (or failed) after k problems, rerun with the same checkpoint, settings and inputs, plans only the
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from genplan import atomic, manifest, resume, stored_plans, tables
 from genplan.errors import GenplanError
+from genplan.problem_evaluation import counters_json, evaluate_problem  # noqa: F401 (counters_json: API)
 from genplan.progress import progress
 from genplan.stages import plans as planning
 
@@ -47,10 +49,6 @@ COLUMNS = [
     "problem", "size", "num_objects", "horizon", "solved", "reason", "val", "plan_length",
     "best_known", "quality", "time", "steps", "model_calls", "counters",
 ]
-
-
-def counters_json(counters: dict) -> str:
-    return json.dumps(counters, sort_keys=True, separators=(",", ":"))
 
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
@@ -69,7 +67,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     the same records in the manifest's order. The problems a killed run of the same job finished
     (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again."""
     from genplan.domains import domain_key
-    from genplan.planners.solve import load_model, resolve_strategy  # pymimir, torch: not needed by the report
+    from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
 
     if jobs < 1 or (jobs > 1 and model is not None):
@@ -219,41 +217,6 @@ def _reference_plan(plans_table: str | Path, problem: str) -> list | None:
 
     path = Path(plans_table).with_suffix("") / f"{problem}.plan"
     return read_plan(path) if path.is_file() else None
-
-
-def _quality(best: int, length: int) -> str:
-    """best-known / plan length; an empty plan where the best known is empty too (a goal true
-    initially) is of quality 1."""
-    if length == 0:
-        return "1.0000" if best == 0 else ""
-    return f"{best / length:.4f}"
-
-
-def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
-    """One row's problem-specific columns: plan, VAL-check, measure; and `plan`, the planner's
-    plan as action strings (None where refused), stored beside the CSV."""
-    from genplan.pddl_io import atom_to_str
-    from genplan.planners.base import Problem
-    from genplan.planners.solve import solve_and_validate
-
-    outcome = solve_and_validate(planner, Problem(domain, row["path"], reference))
-    a, verdict = outcome.attempt, outcome.verdict
-    counters = {"states_expanded": a.states_expanded, **a.counters}
-    if a.tokens_generated:
-        counters["tokens_generated"] = a.tokens_generated
-    rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
-           "plan": None if a.reason == "refused" else [atom_to_str(x) for x in a.plan],
-           "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,
-           "steps": a.steps, "model_calls": a.model_calls, "counters": counters_json(counters)}
-    if a.reason == "refused":
-        log.warning("%s: %s", row["problem"], a.counters.get("message", "refused"))
-        return {**rec, "solved": "no", "reason": "refused", "val": "", "plan_length": "", "quality": "", "time": ""}
-    reason = a.reason if not a.reached_goal or verdict.valid else "val_rejected"
-    length = len(a.plan) if outcome.solved else ""
-    quality = _quality(best, length) if outcome.solved and best is not None else ""
-    return {**rec, "solved": "yes" if outcome.solved else "no", "reason": reason,
-            "val": "valid" if verdict.valid else verdict.message, "plan_length": length, "quality": quality,
-            "time": f"{a.time:.4f}"}
 
 
 def read_evaluation(path: str | Path) -> list[dict]:

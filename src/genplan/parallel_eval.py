@@ -42,7 +42,7 @@ def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, l
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s [%(processName)s] %(message)s",
                         stream=sys.stderr)
     try:
-        from genplan.evaluation import evaluate_problem
+        from genplan.problem_evaluation import evaluate_problem
         from genplan.solve_setup import load_model
         from genplan.registry import planner as make_planner
 
@@ -107,7 +107,7 @@ class _Workers:
 def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings: dict, tasks: list[tuple],
                   jobs: int):
     """Yield (index, record) as the workers finish `tasks` (each (row, best, reference), as
-    evaluation.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError
+    problem_evaluation.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError
     naming the problem when one fails or its worker dies. The workers are ended when the generator
     ends, is closed, or raises."""
     if not tasks:

@@ -1,0 +1,51 @@
+"""One problem's row of an evaluation (genplan.evaluation.COLUMNS): plan it with a planner held in
+memory, VAL-check the plan (genplan.planners.solve), measure. Used by `genplan evaluate` in its own
+process (genplan.evaluation) and in its worker processes (genplan.parallel_eval), so that neither
+of those imports the other for it."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("genplan")
+
+
+def counters_json(counters: dict) -> str:
+    return json.dumps(counters, sort_keys=True, separators=(",", ":"))
+
+
+def _quality(best: int, length: int) -> str:
+    """best-known / plan length; an empty plan where the best known is empty too (a goal true
+    initially) is of quality 1."""
+    if length == 0:
+        return "1.0000" if best == 0 else ""
+    return f"{best / length:.4f}"
+
+
+def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
+    """One row's problem-specific columns: plan, VAL-check, measure; and `plan`, the planner's
+    plan as action strings (None where refused), stored beside the CSV."""
+    from genplan.pddl_io import atom_to_str
+    from genplan.planners.base import Problem
+    from genplan.planners.solve import solve_and_validate
+
+    outcome = solve_and_validate(planner, Problem(domain, row["path"], reference))
+    a, verdict = outcome.attempt, outcome.verdict
+    counters = {"states_expanded": a.states_expanded, **a.counters}
+    if a.tokens_generated:
+        counters["tokens_generated"] = a.tokens_generated
+    rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
+           "plan": None if a.reason == "refused" else [atom_to_str(x) for x in a.plan],
+           "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,
+           "steps": a.steps, "model_calls": a.model_calls, "counters": counters_json(counters)}
+    if a.reason == "refused":
+        log.warning("%s: %s", row["problem"], a.counters.get("message", "refused"))
+        return {**rec, "solved": "no", "reason": "refused", "val": "", "plan_length": "", "quality": "", "time": ""}
+    reason = a.reason if not a.reached_goal or verdict.valid else "val_rejected"
+    length = len(a.plan) if outcome.solved else ""
+    quality = _quality(best, length) if outcome.solved and best is not None else ""
+    return {**rec, "solved": "yes" if outcome.solved else "no", "reason": reason,
+            "val": "valid" if verdict.valid else verdict.message, "plan_length": length, "quality": quality,
+            "time": f"{a.time:.4f}"}
