@@ -2,9 +2,9 @@
 without the keys that never decide the trained weights, as nested dataclasses.
 
 The keys left out are `SCHEDULING_KEYS` (every family's: which family, seeds, strategies, splits and
-domains to run) and the family's own planning-only keys (`PLANNING_KEYS` in its `family.py`, set
-on its settings class as `planning_keys`). A family's settings class is a dataclass subclass of
-`Settings` whose `network` and `train` fields have dataclass defaults (`field(default_factory=...)`):
+domains to run) and the family's own planning-only keys (`PLANNING_KEYS` in its package's
+`__init__.py`, which its `family.py` hands to the registry, set on its settings class as
+`planning_keys`). A family's settings class is a dataclass subclass of `Settings` whose `network` and `train` fields have dataclass defaults (`field(default_factory=...)`):
 `from_entry` builds them from the entry's mappings. `TrainSettings` holds what every family's
 training shares, and its loop configuration (genplan.training.LoopConfig)."""
 

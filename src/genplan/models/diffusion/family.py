@@ -18,7 +18,7 @@ future-work variants; the model's variant name says which (genplan.models.diffus
 
 from __future__ import annotations
 
-PLANNING_KEYS = ("generate",)  # keys of a model entry that only plan with the model, never train it
+from genplan.models.diffusion import PLANNING_KEYS  # noqa: F401 (the registry reads it here)
 
 
 def identity(settings: dict) -> tuple[str, str]:

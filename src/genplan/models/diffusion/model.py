@@ -29,7 +29,7 @@ from torch import nn
 
 from genplan.errors import GenplanError
 from genplan.models import settings as base
-from genplan.models.diffusion.family import PLANNING_KEYS
+from genplan.models.diffusion import PLANNING_KEYS
 from genplan.models.settings import drop_defaults
 from genplan.nn.transformer import OBJECT_EMBEDDINGS, fixed_objects
 

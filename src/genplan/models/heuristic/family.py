@@ -21,7 +21,7 @@ A model entry of the config:
 
 from __future__ import annotations
 
-PLANNING_KEYS = ("search",)  # keys of a model entry that only plan with the model, never train it
+from genplan.models.heuristic import PLANNING_KEYS, XGB_FROM_PLANS  # noqa: F401 (the registry reads PLANNING_KEYS here)
 
 
 def identity(settings: dict) -> tuple[str, str]:
@@ -52,12 +52,6 @@ def check(name: str, settings: dict) -> list[str]:
     if settings.get("learner") == "xgb" and (settings.get("train") or {}).get("data") == "plans":
         return [XGB_FROM_PLANS]
     return []
-
-
-# XGBoost reads the entries a sparse matrix does not store as missing values, not as zeros: trained on
-# the sparse rows of `data: plans`, its trees would branch otherwise on the dense rows the search gives
-XGB_FROM_PLANS = ("learner xgb cannot train with `train: {data: plans}` (its WL feature rows are sparse, and "
-                  "XGBoost would read their zeros as missing values): use ridge or rank")
 
 
 def trains_from(settings: dict) -> tuple[str, ...]:

@@ -207,7 +207,7 @@ def _from_statespaces(name, domain, files, learner, opts, enc_opts, seed, thread
 def _from_plans(name, domain, files, learner, opts, enc_opts, seed, threads, device):
     """The plan states with their plan length to go and, for `rank`, their siblings (from_plans)."""
     from genplan.models.heuristic import from_plans
-    from genplan.models.heuristic.family import XGB_FROM_PLANS
+    from genplan.models.heuristic import XGB_FROM_PLANS
 
     if learner == "xgb":
         raise GenplanError(XGB_FROM_PLANS)

@@ -13,7 +13,7 @@ from typing import ClassVar
 from genplan.datasets.domain_text import domain_of_text
 from genplan.errors import GenplanError
 from genplan.models import settings as base
-from genplan.models.plangpt.family import PLANNING_KEYS
+from genplan.models.plangpt import PLANNING_KEYS
 
 STOPS = ("ce", "ces")  # cross-entropy early stopping on validation loss; planning coverage (CES)
 

@@ -36,7 +36,7 @@ mean of their next-token distributions (genplan.planners.renaming_ensemble; not 
 
 from __future__ import annotations
 
-PLANNING_KEYS = ("generate", "decode", "search", "names")  # keys of a model entry that only plan with the model, never train it
+from genplan.models.symt import PLANNING_KEYS  # noqa: F401 (the registry reads it here)
 
 ENCODER_KINDS = ("heuristic-greedy", "gbfs")
 DECODER_KINDS = ("greedy", "greedy-applicable", "greedy-reground")

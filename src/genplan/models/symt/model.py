@@ -30,7 +30,7 @@ from torch import nn
 from genplan.errors import GenplanError
 from genplan.models import settings as base
 from genplan.models.settings import drop_defaults, drop_unset_train_keys
-from genplan.models.symt.family import PLANNING_KEYS
+from genplan.models.symt import PLANNING_KEYS
 
 ARCHITECTURES = ("encoder", "encoder_decoder")
 # rename-both / rename-one: the paper's contrastive pairs; without contrastive weights one copy, renamed at
