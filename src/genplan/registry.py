@@ -7,16 +7,28 @@ the command line speak these three words only. Families register here with the m
 implements them, imported on first use, so that reading the config (Snakemake parses it for
 every job) imports neither torch nor pymimir.
 
-A family module provides:
-    train(name, settings, domain, data, seed, out, log_csv, summary_json, threads, device) -> summary
-    load(envelope, path) -> a model held in memory (genplan.checkpoint envelope)
-    planner(model, strategy, settings) -> a Planner (genplan.planners.base)
-    identity(settings) -> (system, variant) as published_results.csv names them
-    check(name, settings) -> list of problems with a model entry beyond its schema
-    size_entry(summary) -> (system, variant, architecture) of a training summary in the model-sizes table
+A family module (`Family.module`, its `family.py`) provides what the command line and the workflow call:
+    train(name, settings, domain, data, seed, out, log_csv, summary_json, threads, device, on_epoch)
+        -> summary (`genplan train`): the checkpoint envelope (genplan.checkpoint), the log and the
+        summary written through genplan.training.job, so that every summary holds what the reports
+        read (genplan.report.collect.REPORTED)
+    load(envelope, path) -> a model held in memory (`load_model`)
+    planner(model, strategy, settings) -> a Planner (genplan.planners.base; `planner`)
+    check(name, settings) -> list of problems with a model entry beyond its schema (`check_models`)
+    size_entry(summary) -> (system, variant, architecture) of a training summary in the model-sizes
+        table (genplan.report.leaderboard)
     PLANNING_KEYS: keys of a model entry that only plan with a model (beside genplan.models.settings'
-        SCHEDULING_KEYS, which every family shares): neither decides the trained weights
-and, beside it, `schema.yaml`: its model entry's JSON schema (genplan.configuration).
+        SCHEDULING_KEYS, which every family shares): neither decides the trained weights; defined
+        in the family's package `__init__.py`, so that its model.py reads them without family.py
+and may provide:
+    trains_from(settings) -> the stages one model entry trains on (default: the entry's
+        `trains_from`; the workflow's inputs, workflow/rules/common.smk)
+    trains_without_validation(settings) -> True where an entry needs no validation split
+        (genplan.configuration)
+    identity(settings) -> (system, variant) as published_results.csv names them (the built-in
+        families' own summaries and planners use it; nothing here calls it)
+and, beside it, `schema.yaml`: its model entry's JSON schema (genplan.configuration). A family's
+strategy kinds are rows of genplan.planners.strategies.TABLE, named in its `Family` entry.
 
 A family beyond these five registers with `register`, or, for the workflow and the commands it
 runs, by naming its registry entry's module in the environment variable GENPLAN_FAMILIES

@@ -1,8 +1,11 @@
-"""The `genplan` command line: one subcommand per pipeline stage (Snakemake rules only call these),
-each declared as a `Command` in the module of what it does: the problems (`cli.problems`), Fast
-Downward's plans (`cli.plans`), the data made from them (`cli.data`), training (`cli.train`),
-planning with a trained model (`cli.solve`), the Plansformer baseline's checkpoint (`cli.plansformer`),
-the reports (`cli.report`) and the cluster's checks and cost (`cli.cluster`)."""
+"""The `genplan` command line: the subcommands that the Snakemake rules call (the rules call nothing
+else) and a few a user runs by hand (`solve`, `validate`, `doctor`, `cluster-plan`). Each is
+declared as a `Command` (cli.types) in the module of what it does: the problems (`cli.problems`),
+Fast Downward's plans (`cli.plans`), the data made from them and VAL's checks (`cli.data`), training
+(`cli.train`), planning with a trained model (`cli.solve`), the Plansformer baseline (`cli.plansformer`),
+the reports (`cli.report`) and the cluster's checks and cost (`cli.cluster`). `cli.writes` declares
+what each subcommand reads and writes, so that `main` refuses an output that would destroy an input
+before the command runs; a GenplanError ends a command with one line and a non-zero status."""
 
 from __future__ import annotations
 

@@ -1,0 +1,33 @@
+"""The README's layout of src/genplan is true to the tree (issue 58 item 5): every module and folder
+of the package, and every module of cli/, planners/, stages/, training/ and models/, is named there."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import REPO
+
+PACKAGE = REPO / "src" / "genplan"
+NAMED_INSIDE = ("cli", "planners", "stages", "training", "models")  # folders whose modules the layout names
+
+
+def _layout() -> str:
+    text = (REPO / "README.md").read_text()
+    return text[text.index("src/genplan/\n"):text.index("\ntests/ ")]
+
+
+def _named(name: str, layout: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", layout) is not None
+
+
+def test_the_readme_layout_names_every_module():
+    layout = _layout()
+    wanted = [p.name for p in PACKAGE.iterdir() if p.suffix in (".py", ".cpp") and p.name != "__init__.py"]
+    wanted += [p.name + "/" for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+               and not p.name.endswith(".egg-info")]
+    for folder in NAMED_INSIDE:
+        wanted += [p.stem for p in (PACKAGE / folder).iterdir()
+                   if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and p.name != "__pycache__")]
+    missing = sorted(n for n in wanted if not _named(n, layout) and not _named(n.removesuffix(".py"), layout))
+    assert not missing, f"README's layout of src/genplan omits {missing}"
