@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <iterator>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -66,6 +67,8 @@ struct Task {
     for (size_t i = 0; i < m; i++) {
       check(pre[i]); check(neg[i]); check(add[i]); check(del[i]);
       for (int a : pre[i]) freq[a]++;
+      std::sort(add[i].begin(), add[i].end());  // successors merge it with the state (set_union)
+      add[i].erase(std::unique(add[i].begin(), add[i].end()), add[i].end());
     }
     check(init); check(goal_pos); check(goal_neg);
     std::sort(init.begin(), init.end());
@@ -98,6 +101,12 @@ struct WLModel {
   // atom node's iteration-1 colour only on its initial colour (every object starts with colour 0
   // and a predicate's arity fixes the edge labels), indexed by the initial colour (-2: not yet known)
   std::vector<int> layer0, atom1;
+  // an object's neighbours among the static atom nodes, (label, colour) sorted, at iterations 1 and
+  // 2: their colours at iterations 0 and 1 never change, so these lists are made on the first call
+  int first_static = 0;  // static atom nodes are first_static..B-1
+  std::vector<std::vector<std::pair<int, int>>> static_pairs[3];
+  std::vector<char> static_unseen[3];
+  std::vector<std::pair<int, int>> merged;
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::vector<std::pair<int, int>>> extra;
   std::vector<double> x;
@@ -148,6 +157,7 @@ struct WLModel {
       auto it = goal_node.find(k);
       return it == goal_node.end() ? -1 : it->second;
     };
+    first_static = static_cast<int>(base_colour.size());
     for (const auto &[p, objs] : statics) {
       check_objs(objs);
       int g = goal_of(p, objs);
@@ -206,6 +216,19 @@ struct WLModel {
     next.resize(N);
     for (int itr = 1; itr <= iterations; itr++) {
       const ColourMap &m = hash[itr];
+      const bool split = itr <= 2;  // objects: static neighbours from static_pairs
+      if (split && static_pairs[itr].empty()) {
+        static_pairs[itr].assign(n_objects, {});
+        static_unseen[itr].assign(n_objects, 0);
+        for (int u = 0; u < n_objects; u++) {
+          for (const auto &[l, v] : base_adj[u]) {
+            if (v < first_static) continue;
+            if (col[v] < 0) static_unseen[itr][u] = 1;
+            static_pairs[itr][u].emplace_back(l, col[v]);
+          }
+          std::sort(static_pairs[itr][u].begin(), static_pairs[itr][u].end());
+        }
+      }
       for (int u = 0; u < N; u++) {
         next[u] = -1;
         if (col[u] < 0) continue;
@@ -218,7 +241,12 @@ struct WLModel {
           if (c < 0) unseen = true;
           pairs.emplace_back(label, c);
         };
-        if (u < B) {
+        const bool merge = split && u < n_objects;
+        if (merge) {
+          if (static_unseen[itr][u]) continue;
+          for (const auto &[l, v] : base_adj[u]) if (v < first_static) take(l, v);
+          for (const auto &[l, v] : extra[u]) take(l, v);
+        } else if (u < B) {
           for (const auto &[l, v] : base_adj[u]) take(l, v);
           if (u < n_objects) for (const auto &[l, v] : extra[u]) take(l, v);
         } else {
@@ -227,6 +255,12 @@ struct WLModel {
         }
         if (unseen) { if (memo) atom1[raw[u]] = -1; continue; }
         std::sort(pairs.begin(), pairs.end());
+        if (merge) {
+          const auto &fixed = static_pairs[itr][u];
+          merged.resize(pairs.size() + fixed.size());
+          std::merge(pairs.begin(), pairs.end(), fixed.begin(), fixed.end(), merged.begin());
+          pairs.swap(merged);
+        }
         key.clear();
         for (size_t i = 0; i < pairs.size();) {
           size_t j = i;
@@ -320,7 +354,7 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
       std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
       open.push({h_init, 0, 0});
       int64_t counter = 1;
-      std::vector<int> applicable, fresh, child;
+      std::vector<int> applicable, fresh, child, kept;
       while (!open.empty()) {
         if (expanded >= max_expansions) { reason = "node_limit"; break; }
         if (std::chrono::duration<double>(clock::now() - start).count() > time_limit) { reason = "time_limit"; break; }
@@ -339,20 +373,18 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
         for (int i : task.always) try_action(i);
         for (int a : s) for (int i : task.by_atom[a]) try_action(i);
         std::sort(applicable.begin(), applicable.end());
+        for (int a : s) mark[a] = 0;
         laps.lap(0);
         fresh.clear();
         bool goal = false;
         for (int i : applicable) {
-          // (s \ del) u add, as a sorted list
+          // (s \ del) u add: del marked, s filtered, merged with add (both sorted)
+          for (int d : task.del[i]) mark[d] = 1;
+          kept.clear();
+          for (int a : s) if (!mark[a]) kept.push_back(a);
           for (int d : task.del[i]) mark[d] = 0;
-          for (int p : task.add[i]) mark[p] = 1;
           child.clear();
-          for (int a : s) if (mark[a]) child.push_back(a);
-          for (int p : task.add[i]) if (!std::binary_search(s.begin(), s.end(), p)) child.push_back(p);
-          for (int p : task.add[i]) mark[p] = 0;
-          for (int a : s) mark[a] = 1;
-          std::sort(child.begin(), child.end());
-          child.erase(std::unique(child.begin(), child.end()), child.end());
+          std::set_union(kept.begin(), kept.end(), task.add[i].begin(), task.add[i].end(), std::back_inserter(child));
           generated++;
           states.push_back(child);
           int c = static_cast<int>(states.size()) - 1;
@@ -362,7 +394,6 @@ py::dict gbfs(const Task &task, WLModel &model, double max_expansions, double ti
           if (is_goal(states[c])) { plan = path(c); reason = "goal"; goal = true; break; }
           fresh.push_back(c);
         }
-        for (int a : s) mark[a] = 0;
         laps.lap(1);
         if (goal) break;
         std::vector<double> values;
