@@ -88,3 +88,19 @@ def test_a_relative_benchmark_dir_still_names_the_benchmark(bench, tmp_path, mon
                                         tmp_path / "out.csv", model=_oracle_for(root / "interpolation/g1.pddl"))
     assert [r["benchmark"] for r in records] == ["generated", "generated"]
     assert {r["benchmark"] for r in read_evaluation(tmp_path / "out.csv")} == {"generated"}
+
+
+def test_validate_rechecks_best_known_against_the_plans_table(evaluated, bench, capsys):  # noqa: F811
+    """The split's plans table under the same results root is the best-known lengths' source."""
+    import shutil
+
+    root, solved, idle = evaluated
+    _, table = bench
+    laid_out = root / "plans" / "generated" / "gripper" / "interpolation.csv"
+    laid_out.parent.mkdir(parents=True)
+    shutil.copyfile(table, laid_out)
+    assert cli.main(["validate", "--evaluation", str(solved)]) == 0  # the table it was evaluated with
+    laid_out.write_text(table.read_text().replace("g1,astar_lmcut,optimal,3,", "g1,astar_lmcut,optimal,2,"))
+    assert cli.main(["validate", "--evaluation", str(solved)]) == 1
+    out = capsys.readouterr().out
+    assert f"DISAGREE {solved}: g1: best_known '3', the plans table {laid_out} says '2'" in out

@@ -89,6 +89,7 @@ def recheck(evaluation_csv: str | Path, problems: str | Path | None = None,
         for r in rows:
             _recheck_row(r, doc["problems"].get(r["problem"]), folder, domain, Path(tmp) / "plan", result)
             _recheck_quality(r, result)
+    _recheck_best_known(evaluation_csv, rows, result)
     for name in sorted(set(doc["problems"]) - {r["problem"] for r in rows}):  # a row deleted from the CSV
         result.disagree.append(f"{name}: a plan is stored for it but the CSV has no row (a row deleted?)")
     result.n_missing = len(result.missing)
@@ -150,3 +151,23 @@ def _recheck_quality(row: dict, result: Recheck) -> None:
         return
     if quality != want:
         result.disagree.append(f"{name}: quality {quality!r}, but best_known {best} / plan_length {length} is {want}")
+
+
+def _recheck_best_known(evaluation_csv: Path, rows: list[dict], result: Recheck) -> None:
+    """Each row's best_known against the split's plans table under the same results root (the shortest
+    VAL-valid plan there), where that table exists (a CSV moved elsewhere is not checked so)."""
+    from genplan.paths import Layout
+    from genplan.stages.plans import best_known_lengths, read_table
+
+    root = stored_plans.results_root(evaluation_csv.absolute())
+    if root is None or not rows:
+        return
+    table = Path(Layout(str(root)).plans_table(rows[0]["benchmark"], rows[0]["domain"], rows[0]["split"]))
+    if not table.is_file():
+        return
+    best = best_known_lengths(read_table(table))
+    for r in rows:
+        want = str(best.get(r["problem"], ""))
+        if r["best_known"] != want:
+            result.disagree.append(f"{r['problem']}: best_known {r['best_known']!r}, the plans table {table} says "
+                                   f"{want!r}")
