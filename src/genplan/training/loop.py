@@ -51,6 +51,7 @@ from torch import nn
 
 from genplan.progress import progress
 from genplan.training.checkpoint import best_path, load_best, load_partial, save_best, save_partial
+from genplan.training.placement import compiled_calls, to_device  # noqa: F401 (to_device: still importable from here)
 from genplan.training.schedule import LoopConfig, lr_at, make_optimizer
 from genplan.training.state import RESUMED, EpochTally, TrainState
 
@@ -71,30 +72,6 @@ def validation_loss(loss_fn: Callable, batches: Iterable) -> Callable[[nn.Module
         losses = [_split(loss_fn(model, b))[0].item() for b in batches]
         return sum(losses) / max(len(losses), 1)
     return select
-
-
-def to_device(batch, device: torch.device):
-    """`batch` (a tensor, or tuples, lists and dicts of them and of other values) with its tensors on
-    `device`: CPU tensors pinned, then copied without blocking the host."""
-    if isinstance(batch, torch.Tensor):
-        if batch.device == device:
-            return batch
-        if batch.device.type == "cpu" and device.type == "cuda":
-            batch = batch.pin_memory()
-        return batch.to(device, non_blocking=True)
-    if isinstance(batch, dict):
-        return {k: to_device(v, device) for k, v in batch.items()}
-    if isinstance(batch, (tuple, list)):
-        return type(batch)(to_device(v, device) for v in batch)
-    return batch
-
-
-def _compiled_calls(model: nn.Module) -> list[tuple[nn.Module, Callable]]:
-    """(module, its torch.compile'd call) of the model and of its direct children: a family's loss may
-    call the network (PlanGPT, diffusion) or its parts' methods (SymT's encode and decode call its
-    encoder and decoder), so each part is compiled as `nn.Module.compile` does (set as
-    `_compiled_call_impl`); a compiled part inside a compiled one is traced through, not compiled twice."""
-    return [(m, torch.compile(m._call_impl)) for m in (model, *model.children())]
 
 
 def _split(out) -> tuple[torch.Tensor, dict]:
@@ -124,7 +101,7 @@ class Trainer:
         except RuntimeError:  # no fused AdamW for these parameters on this device: a step that waits
             self.deferred, self.optimizer = False, make_optimizer(model, cfg)
         self._pending: list[tuple] = []  # deferred steps not read yet: (step, loss, norm, extra, lr)
-        self._compiled = _compiled_calls(model) if cfg.compile else []
+        self._compiled = compiled_calls(model) if cfg.compile else []
         self.scheduler = self._scheduler()
         self.gen = torch.Generator().manual_seed(seed)
         self.sign = 1.0 if cfg.higher_is_better else -1.0
