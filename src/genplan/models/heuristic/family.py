@@ -3,7 +3,8 @@
 every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
 model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
 on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`), eager GBFS ordered by novelty then h (`novelty-gbfs`) or greedy descent
-(`descent`) over pymimir successors (genplan.planners.search). System `learned_heuristic` in
+(`descent`) over pymimir successors (genplan.planners.search), or eager GBFS in C++ for the linear
+learners (`compiled-gbfs`, genplan.planners.compiled: the same plans as `gbfs`, faster). System `learned_heuristic` in
 tables, the learner as variant.
 
 A model entry of the config:
