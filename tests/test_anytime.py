@@ -134,7 +134,7 @@ def test_the_command_refuses_bad_input_with_one_message(tmp_path):
         "no block": (cli(params='{"memory_limit_mb": 2048}'), ["--params", "'lama_anytime' is a required property"]),
         "disabled": (cli(params='{"memory_limit_mb": 2048, "lama_anytime": {"enabled": false}}'),
                      ["lama_anytime.enabled is false"]),
-        "bad split": (cli(split="test"), ["--split must be one of"]),
+        "bad split": (cli(split="tset"), ["--split must be one of"]),
     }
     for name, (res, words) in cases.items():
         err = res.stderr.strip().splitlines()
