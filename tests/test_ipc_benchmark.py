@@ -273,6 +273,9 @@ def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
     paper = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
     assert benchmark_problems({**paper, "domains": ["blocks", "ferry"]})[0].startswith(
         "domains: benchmark 'paper' has no domain 'ferry'")
+    for dom in ipc_domains:  # a copy of the track (config_edges refuses a folder without the domains)
+        (tmp_path / dom).mkdir(exist_ok=True)
+        (tmp_path / dom / "domain.pddl").write_text("(define (domain d))\n")
     assert problems(_config(ipc2023_dir=str(tmp_path)), SCHEMA) == []
     assert benchmark_problems(_config(ipc2023_dir=str(tmp_path), extra_splits={"ferry": ["validation"],
                                                                               "gripper": ["hard"]})) == [

@@ -10,17 +10,20 @@ MAX_SEED = 2**32 - 1  # numpy's and XGBoost's seeds are 32-bit; the {seed} wildc
 
 def problems(config: dict) -> list[str]:
     """One line per seed outside 0..2^32-1 (one of 2^32 failed in the job; -13 gave Snakemake's
-    MissingInputException), per model whose `domains` are none of the configured domains (it ran
-    nowhere without a word), for a `results_dir` that is a file (a traceback at `snakemake -n`), and
+    MissingInputException), per model whose `domains` name a domain no configured benchmark has (a
+    misspelling: it ran nowhere without a word; a known domain the run's `domains` leave out is a run
+    restricted to some domains, `--config domains=[gripper]`, and passes), for a `results_dir` that is a file (a traceback at `snakemake -n`), and
     for an `ipc2023_dir` without a configured domain's domain.pddl (an empty folder planned 182 jobs)."""
     lines = [f"{where}: {seed} is not a seed from 0 to {MAX_SEED} (2^32 - 1)" for where, seed in _seeds(config)
              if not isinstance(seed, bool) and isinstance(seed, int) and not 0 <= seed <= MAX_SEED]
     domains = config.get("domains") or []
+    known = _known_domains(config)
     for name, entry in _models(config):
         own = entry.get("domains")
-        if isinstance(own, list) and own and not set(own) & set(domains):
-            lines.append(f"models.{name}.domains: {own} are none of the configured domains {domains}: "
-                         "the model would train and plan nowhere")
+        unknown = [d for d in own if d not in known] if isinstance(own, list) and known else []
+        if unknown:
+            lines.append(f"models.{name}.domains: {unknown} is no domain of the configured benchmarks "
+                         f"{sorted(known)}: the model would train and plan nowhere")
     results = config.get("results_dir")
     if isinstance(results, str) and Path(results).exists() and not Path(results).is_dir():
         lines.append(f"results_dir: {results} is a file, not a folder")
@@ -31,6 +34,21 @@ def problems(config: dict) -> list[str]:
             lines.append(f"ipc2023_dir: {where} has no {absent[0]}/domain.pddl (of {len(absent)} configured "
                          "domain(s) absent): not a copy of the IPC 2023 learning track's benchmarks repository")
     return lines
+
+
+def _known_domains(config: dict) -> set[str]:
+    """Every domain of the benchmarks the configuration names (empty when it names none known)."""
+    from genplan import benchmarks
+
+    every = benchmarks.configured(config)
+    out: set[str] = set()
+    for name in config.get("benchmarks") or []:
+        if name in every:
+            try:
+                out |= set(benchmarks.domains_of(every[name]))
+            except (OSError, TypeError):
+                continue
+    return out
 
 
 def _models(config: dict):

@@ -206,7 +206,7 @@ def problems(config: dict, schema_path: str | Path) -> list[str]:
     if not lines:
         from genplan import config_edges
 
-        lines = config_edges.problems(config) or benchmark_problems(config)
+        lines = benchmark_problems(config) or config_edges.problems(config)  # an unknown domain named first
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 
