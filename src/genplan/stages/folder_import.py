@@ -29,7 +29,7 @@ from genplan.domains import domain_key
 from genplan.errors import GenplanError
 from genplan.paths import FOLDER_SPLITS
 from genplan.pddl_io import parse_domain, parse_problem
-from genplan.stages.ipc_import import _canonical, checksums as read_checksums
+from genplan.stages.ipc_import import _canonical, copy_problems, checksums as read_checksums
 
 log = logging.getLogger("genplan")
 CHECKSUMS = "checksums.sha256"  # in the benchmark folder written: what was read, recorded
@@ -119,15 +119,7 @@ def import_folder(domain: str, source: str | Path, layout: str, out_dir: str | P
     dom_file, rows, seen = scan(domain, source, layout, splits, checksum_file)
     with atomic.output_dir(out_dir, owner="import-folder") as tmp:
         tmp = Path(tmp)
-        shutil.copyfile(dom_file, tmp / "domain.pddl")
-        for r in rows:
-            (tmp / r["split"]).mkdir(exist_ok=True)
-            shutil.copyfile(r["source"], tmp / r["file"])
-            if r["plan"] is not None:
-                target = tmp / "reference-plans" / r["split"] / f"{r['problem']}.plan"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(r["plan"], target)
-        atomic.write_text(tmp / "manifest.csv", manifest.to_csv(rows))
+        copy_problems(tmp, dom_file, rows)
         atomic.write_text(tmp / CHECKSUMS, "".join(f"{d}  {rel}\n" for rel, d in sorted(seen.items())))
     counts = {s: sum(r["split"] == s for r in rows) for s in dict.fromkeys(r["split"] for r in rows)}
     log.info("imported %d %s problems (%s)", len(rows), domain, ", ".join(f"{s} {n}" for s, n in counts.items()))

@@ -123,6 +123,20 @@ def _problems(source: Path, domain: str, sums: dict[str, str]) -> tuple[object, 
     return dom_file, rows
 
 
+def copy_problems(folder: Path, dom_file: Path, rows: list[dict]) -> None:
+    """A benchmark folder's files: domain.pddl, each row's problem under its split, its reference plan
+    (when it has one) under reference-plans/<split>/, and manifest.csv (the ipc2023 and folder imports)."""
+    shutil.copyfile(dom_file, folder / "domain.pddl")
+    for r in rows:
+        (folder / r["split"]).mkdir(exist_ok=True)
+        shutil.copyfile(r["source"], folder / r["file"])
+        if r["plan"] is not None:
+            target = folder / "reference-plans" / r["split"] / f"{r['problem']}.plan"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(r["plan"], target)
+    atomic.write_text(folder / "manifest.csv", manifest.to_csv(rows))
+
+
 def import_ipc2023(domain: str, source: str | Path, out_dir: str | Path,
                    checksum_file: str | Path | None = None) -> list[dict]:
     """Write the benchmark folder of one IPC 2023 domain from `source` (the benchmarks repository's
@@ -145,15 +159,7 @@ def import_ipc2023(domain: str, source: str | Path, out_dir: str | Path,
     bounds = _bounds(source, domain, rows, sums)
     with atomic.output_dir(out_dir, owner="import-ipc2023") as tmp:
         tmp = Path(tmp)
-        shutil.copyfile(dom_file, tmp / "domain.pddl")
-        for r in rows:
-            (tmp / r["split"]).mkdir(exist_ok=True)
-            shutil.copyfile(r["source"], tmp / r["file"])
-            if r["plan"] is not None:
-                target = tmp / "reference-plans" / r["split"] / f"{r['problem']}.plan"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(r["plan"], target)
-        atomic.write_text(tmp / "manifest.csv", manifest.to_csv(rows))
+        copy_problems(tmp, dom_file, rows)
         atomic.write_text(tmp / "upper_bounds.csv", csv_text(bounds, BOUNDS_COLUMNS))
     log.info("imported %d %s problems (%s)", len(rows), domain,
              ", ".join(f"{s} {sum(r['split'] == s for r in rows)}" for s in SPLIT_DIRS))
