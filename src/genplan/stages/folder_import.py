@@ -20,7 +20,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
-import shutil
 from pathlib import Path
 
 from genplan import atomic, manifest
