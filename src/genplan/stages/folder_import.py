@@ -22,7 +22,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from genplan import atomic, manifest
+from genplan import atomic
 from genplan.benchmarks import IPC2023_LEVELS, LAYOUTS
 from genplan.domains import domain_key
 from genplan.errors import GenplanError
