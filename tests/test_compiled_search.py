@@ -31,7 +31,7 @@ DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers
 
 def _train(domain: str, work, n: int = 3, **entry):
     """A heuristic trained on the first n training problems' reference plans (as
-    benchmarks/search_speed.py's train_from_plans)."""
+    perf/search_speed.py's train_from_plans)."""
     from genplan.models.heuristic.train import train_heuristic
     from genplan.stages.trajectories import document, trajectory
 

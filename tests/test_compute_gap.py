@@ -1,4 +1,4 @@
-"""benchmarks/compute_gap.py (issue 25): it reads the H100 rates from gpu_check's committed table, the
+"""perf/compute_gap.py (issue 25): it reads the H100 rates from gpu_check's committed table, the
 batch sizes from paper.yaml and each largest trial's steps from its summary, and its ratios follow from
 those numbers; a trial folder without a summary is one clear error naming the file."""
 
@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("compute_gap", REPO / "benchmarks" / "compute_gap.py")
+    spec = importlib.util.spec_from_file_location("compute_gap", REPO / "perf" / "compute_gap.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

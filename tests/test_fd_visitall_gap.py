@@ -1,4 +1,4 @@
-"""benchmarks/fd_visitall_gap.py: its log and plan readers, and one real run on a tiny VisitAll grid
+"""experiments/fd_visitall_gap.py: its log and plan readers, and one real run on a tiny VisitAll grid
 where LM-cut before Fast Downward issue 1228 (both tie-breaking rules off) is weaker than FD 26.6's
 default."""
 
@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("fd_visitall_gap", REPO / "benchmarks" / "fd_visitall_gap.py")
+    spec = importlib.util.spec_from_file_location("fd_visitall_gap", REPO / "experiments" / "fd_visitall_gap.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up there
     spec.loader.exec_module(mod)

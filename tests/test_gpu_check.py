@@ -1,9 +1,9 @@
-"""benchmarks/gpu_check.py (issue 25, item 5; issue 55, item 7) on the CPU at a tiny size: it prepares its own
+"""perf/gpu_check.py (issue 25, item 5; issue 55, item 7) on the CPU at a tiny size: it prepares its own
 data with the pipeline's commands, trains two families through their real jobs, plans with the checkpoints on
 the CPU (VAL), writes its report (the table cluster_plan reads, the whole job's table with data preparation,
 tokens, FLOPs and "n/a" for the peak on a CPU, the determinism line: identical weights on the CPU) and exits 0;
 the verdict fails a loss that did not fall or a non-finite step; the time budget cuts steps; the peak table and
-the comparison of two runs; benchmarks/gpu_session.sh's paper mode trains, keeps the checkpoint and prints the
+the comparison of two runs; perf/gpu_session.sh's paper mode trains, keeps the checkpoint and prints the
 coverage of every strategy on validation and interpolation."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "gpu_check.py"
+SCRIPT = REPO / "perf" / "gpu_check.py"
 TINY = ["--device", "cpu", "--threads", "1", "--steps", "20", "--coverage-problems", "1",
         "--set", json.dumps({"network": {"d_model": 32, "n_heads": 2, "n_layers": 1},
                              "train": {"batch_size": 8, "lr": 0.003, "compile": False}})]
@@ -159,7 +159,7 @@ def test_session_script_trains_the_paper_model_and_prints_its_coverage(data, tmp
     env = {**os.environ, "OUT": str(tmp_path), "DEVICE": "cpu", "PYTHON": sys.executable, "PAPER_DATA": "/nonexistent",
            "KEEP_CKPT": "1",
            "GPU_CHECK_ARGS": " ".join(more)}
-    res = subprocess.run(["bash", str(REPO / "benchmarks" / "gpu_session.sh"), "paper", "300", "symt_ed"],
+    res = subprocess.run(["bash", str(REPO / "perf" / "gpu_session.sh"), "paper", "300", "symt_ed"],
                          check=False, capture_output=True, text=True, cwd=REPO, env=env, timeout=600)
     out = tmp_path / "paper-symt_ed"
     assert res.returncode in (0, 1), res.stdout[-3000:] + res.stderr[-3000:]  # 1: six steps need not lower the loss

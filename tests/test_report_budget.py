@@ -124,16 +124,16 @@ def test_the_budget_report_runs_only_with_budget_models():
 
 def test_budget_names_match_their_examples_presented():
     """Every budget entry presents its nominal minutes x 60 x its family's measured examples per CPU-second
-    (the rates its config's comments quote from benchmarks/results/training-throughput-after.txt; SymT^ED's
+    (the rates its config's comments quote from perf/results/training-throughput-after.txt; SymT^ED's
     recipe entries the rate of its trial e18, from that trial's summary), to 1%."""
     config = (REPO / "workflow/configs/budget-cpu.yaml").read_text()
-    throughput = (REPO / "benchmarks/results/training-throughput-after.txt").read_text()
+    throughput = (REPO / "perf/results/training-throughput-after.txt").read_text()
     run = throughput[throughput.index("run after-1"):throughput.index("run after-2")]
     table = run[run.index("ex/cpu-s"):run.index("per step")]  # model thr params steps/cpu-s ex/cpu-s ...
     rates = {line.split()[0]: float(line.split()[4]) for line in table.splitlines()
              if line.split() and line.split()[0] in ("symt_e", "symt_ed", "plangpt", "diffusion")}
     assert len(rates) == 4
-    e18 = json.loads((REPO / "benchmarks/results/recipe/e18_symted_gripper_pool48_whid001/summary.json").read_text())
+    e18 = json.loads((REPO / "experiments/results/recipe/e18_symted_gripper_pool48_whid001/summary.json").read_text())
     rates["symt_ed"] = round(6000 * 20 / e18["job_cpu_s"], 1)  # the recipe trial e18: 6,000 x 20 examples
     for name, entry in yaml.safe_load(config)["models"].items():
         family = name.rsplit("_b", 1)[0]

@@ -2,7 +2,7 @@
 leaderboard's figures built from the committed leaderboard table fit a screen and no two of their
 texts cover each other; every committed figure is at most about two screens; the rows each system
 shows are its best configuration; the report's summary page renders from the committed results.
-The browser's screenshot is benchmarks/report_check.py's."""
+The browser's screenshot is perf/report_check.py's."""
 
 from __future__ import annotations
 

@@ -228,7 +228,7 @@ def test_patience_stops_after_selections_without_improvement():
 
 def test_a_time_limit_starts_no_epoch_that_would_end_past_it(monkeypatch):
     """`time_limit_s`: after each epoch, one more as long as the mean so far must end within the limit
-    (a GPU trial sized in wall time: benchmarks/recipe_trial.py). The loop's clock is faked: 0.5 s an epoch."""
+    (a GPU trial sized in wall time: experiments/recipe_trial.py). The loop's clock is faked: 0.5 s an epoch."""
     import itertools
     import types
 

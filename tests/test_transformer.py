@@ -315,7 +315,7 @@ def test_fixed_tokens_must_be_distinct_ids_of_the_vocabulary(bad):
 
 def test_cpu_autocast_runs_attention_in_float32_and_agrees_with_float32(monkeypatch):
     """`train.cpu_bf16`: under CPU autocast the linear layers run in bfloat16 and SDPA in float32
-    (torch's bfloat16 SDPA is the slower on a CPU: benchmarks/results/cpu-bf16.txt); the logits stay
+    (torch's bfloat16 SDPA is the slower on a CPU: perf/results/cpu-bf16.txt); the logits stay
     close to float32's and gradients reach every parameter."""
     import torch.nn.functional as F
 

@@ -5,7 +5,7 @@ The jobs are Snakemake's own: a forced dry run of the configuration under the cl
 threads, resources, the job's `benchmark:` file) and group by group. Each job is then priced:
 
 - a GPU training job (the rule's `gpu` resource) by the measured paper-size training rate of its
-  architecture (benchmarks/gpu_check.py's steps/s on a named device, e.g. an H100) times the optimiser
+  architecture (perf/gpu_check.py's steps/s on a named device, e.g. an H100) times the optimiser
   steps its entry allows: `max_steps`, else `epochs` x ceil(`examples` / `batch_size`). Early stopping
   (`patience`) can end a job sooner: the figure is the most it may use;
 - every other job by Snakemake's measurement of the same job in a committed CPU run (its `benchmark:`
@@ -35,7 +35,7 @@ import yaml
 
 from genplan.errors import GenplanError
 
-GPU_CHECK = Path("benchmarks/results/gpu-check-cuda-h100.txt")
+GPU_CHECK = Path("perf/results/gpu-check-cuda-h100.txt")
 JOBSTATS = (Path("results/jobstats"), Path("results/ipc2023-cpu/jobstats"), Path("results/plangpt-cpu/jobstats"))
 RATE_KEYS = ("symt_e", "symt_ed", "plangpt", "diffusion")
 LOCAL_RULES = {"all", "import_problems", "import_ipc2023", "import_folder"}  # the Snakefile's, problems.smk's
@@ -120,7 +120,7 @@ def rate_key(entry: dict) -> str:
         return "symt_ed" if entry.get("architecture") == "encoder_decoder" else "symt_e"
     if fam in RATE_KEYS:
         return fam
-    raise GenplanError(f"no GPU rate for the {fam!r} family (benchmarks/gpu_check.py measures {list(RATE_KEYS)})")
+    raise GenplanError(f"no GPU rate for the {fam!r} family (perf/gpu_check.py measures {list(RATE_KEYS)})")
 
 
 def training_steps(entry: dict) -> int | None:

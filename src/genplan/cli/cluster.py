@@ -8,7 +8,7 @@ import sys
 
 from genplan.cli.types import Command, arg
 
-GPU_CHECK_DEFAULT = "benchmarks/results/gpu-check-cuda-h100.txt"
+GPU_CHECK_DEFAULT = "perf/results/gpu-check-cuda-h100.txt"
 
 
 def cmd_doctor(a) -> int:
@@ -60,7 +60,7 @@ COMMANDS = (
                 arg("--configfile", required=True, help="the configuration (e.g. workflow/configs/paper.yaml)"),
                 arg("--profile", default="slurm", help="the Snakemake profile the run will use"),
                 arg("--gpu-check", default=str(GPU_CHECK_DEFAULT),
-                    help="benchmarks/gpu_check.py's table: paper-size training steps/s on a named GPU"),
+                    help="perf/gpu_check.py's table: paper-size training steps/s on a named GPU"),
                 arg("--jobstats", nargs="*", default=None,
                     help="folders of Snakemake jobstats (CPU rates); default: the committed CPU runs'"),
                 arg("--out", default=None, help="also write the report here"))),

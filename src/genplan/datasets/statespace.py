@@ -14,7 +14,7 @@ states. `by="problem"` draws a problem uniformly first, then one of its states. 
 goal distance uniformly among the values of h* the union holds, then a state of that h* uniformly
 over the union (issue 25: a uniform draw over the Blocksworld training spaces' 219,516 states is
 nearly all 7-block states far from the goal, and a SymT^E trained on it predicted h = 21.82 at a
-goal state: docs/sequence-recipe.md, its trials' files in benchmarks/results/recipe/).
+goal state: docs/sequence-recipe.md, its trials' files in experiments/results/recipe/).
 
 Which plan: from state s, a successor s' under action a is optimal iff h*(s') = h*(s) - 1; the plan
 follows optimal successors, breaking ties uniformly at random with the one

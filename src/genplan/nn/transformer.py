@@ -159,7 +159,7 @@ class Attention(nn.Module):
             y = math_attention(q, k, v, bias, self.dropout if self.training else 0.0)
         elif q.dtype == torch.bfloat16 and q.device.type == "cpu":
             # CPU autocast (`train.cpu_bf16`): SDPA in float32, the matrix products around it in bfloat16; torch
-            # 2.13's bfloat16 SDPA took 2.91x float32's CPU time (benchmarks/results/cpu-bf16.txt)
+            # 2.13's bfloat16 SDPA took 2.91x float32's CPU time (perf/results/cpu-bf16.txt)
             with torch.autocast("cpu", enabled=False):
                 y = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask, is_causal=is_causal,
                                                    dropout_p=self.dropout if self.training else 0.0).to(q.dtype)

@@ -84,7 +84,7 @@ def _evaluate(heuristic: Callable[[list], np.ndarray], states: list, res: Search
 
 class _Clock:
     """CPU seconds per part of a search (`timers`: successors, goal_and_duplicates, heuristic,
-    queue), kept only when the caller passes a dict (the search-speed benchmark); otherwise free."""
+    queue), kept only when the caller passes a dict (perf/search_speed.py); otherwise free."""
 
     def __init__(self, timers: dict | None):
         self.timers = timers

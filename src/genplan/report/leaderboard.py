@@ -25,7 +25,7 @@ are its splits, after the papers' splits. Columns:
 GBFS + FF runs in the plans stage only where A* + LM-cut neither found a plan nor proved there is
 none: its row counts the problems it solved there over the split's problems, as every row does
 (`n_problems` is the split's size for every row), so it never ranks above A* on a smaller base.
-Optional: `<root>/scaling/scaling.csv` of `benchmarks/scaling.py` adds the scaling sets
+Optional: `<root>/scaling/scaling.csv` of `perf/scaling.py` adds the scaling sets
 (benchmark `scaling`, one split per size).
 
 A benchmark whose results declare their per-problem budget (the IPC 2023 benchmark: its plans

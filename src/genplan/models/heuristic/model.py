@@ -13,7 +13,7 @@ atom converted once, static atoms added to every state exactly as at training); 
 scores each state with wlplan's own `predict` (the ILG graph, the WL refinement and the dot
 product, all in wlplan's C++, the weights set once), XGBoost embeds the whole batch with ONE wlplan
 call and scores the feature matrix in one booster call. Where a search's time goes, and why the
-per-state calls stay: benchmarks/search_speed.py and `BoundHeuristic.__call__`."""
+per-state calls stay: perf/search_speed.py and `BoundHeuristic.__call__`."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ class BoundHeuristic:
         self.converter = self.wl_state.converter
         self.calls = 0
         self.evaluated = 0
-        self.timers: dict | None = None  # a dict: seconds spent in wl_conversion and prediction (benchmarks)
+        self.timers: dict | None = None  # a dict: seconds spent in wl_conversion and prediction (perf/search_speed.py)
 
     def features(self, states: list) -> np.ndarray:
         """[n, dim] WL features of pymimir states: one wlplan call for the batch."""
@@ -167,7 +167,7 @@ class BoundHeuristic:
         call scores it. Linear learners: wlplan's own dot product per state (`Features.predict`
         with the weights set once), measured 5x faster than embedding the batch (0.18 against
         0.9 ms a state on a 100-block problem: `embed` returns every feature as a Python float).
-        The Python around these calls is not where the time goes (benchmarks/search_speed.py:
+        The Python around these calls is not where the time goes (perf/search_speed.py:
         wlplan's `State` construction and `predict` take most of it); the conversion and the
         calls chained by `map`, without this loop, saved too little to measure: not kept."""
         if not states:

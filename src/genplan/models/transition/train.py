@@ -66,7 +66,7 @@ def train_model(model: str, domain: str, train_traj: str | Path, val_traj: str |
     """Train one model and write its outputs atomically; returns the summary.
     params: {"encoder": {...}, "learner": {...}, "device": "auto" | "cpu" | "cuda", "threads": n}.
     The same seed, params and thread count give the same log and weights byte for byte on the
-    same machine (genplan.training.reproducible; benchmarks/reproducibility.py checks it)."""
+    same machine (genplan.training.reproducible; perf/reproducibility.py checks it)."""
     start = time.perf_counter()
     if spec is None:
         from genplan.models.transition.model import parse_model_name

@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-nice -n 10 ./genplan-env python benchmarks/recipe_trial.py c3_symte_blocks_b005 --config workflow/configs/budget-cpu.yaml --results runs/recipe --model symt_e_b005 --set '{"train": {"examples": 4430}}' --domain blocks --strategy heuristic-greedy --splits train,interpolation,validation --out runs/exp/c3_symte_blocks_b005 > /tmp/s37/c3_b005.log 2>&1

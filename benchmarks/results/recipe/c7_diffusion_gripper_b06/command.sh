@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-bash benchmarks/results/recipe/diffusion-curve.sh gripper 16 c7_diffusion_gripper 6000:b06

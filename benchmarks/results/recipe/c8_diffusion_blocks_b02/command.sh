@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-bash benchmarks/results/recipe/diffusion-curve.sh blocks 24 c8_diffusion_blocks 2000:b02

@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-nice -n 5 ./genplan-env python benchmarks/recipe_trial.py e17_symted_gripper_pool48_ramp --config workflow/configs/paper-cpu.yaml --results runs/recipe --model symt_ed --domain gripper --set '{"rename": "rename-one", "object_pool": 48, "network": {"d_model": 64, "n_heads": 4, "d_token": 16}, "train": {"examples": 6000, "epochs": 20, "patience": null, "sample_by": "h", "keep": "last", "contrastive_ramp_steps": 1800}}' --strategy greedy-reground --splits train,interpolation,validation --out runs/exp/e17_symted_gripper_pool48_ramp > /tmp/s38/e17_symted_gripper_pool48_ramp.log 2>&1

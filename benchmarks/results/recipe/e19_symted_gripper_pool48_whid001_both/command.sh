@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-nice -n 5 ./genplan-env python benchmarks/recipe_trial.py e19_symted_gripper_pool48_whid001_both --config workflow/configs/paper-cpu.yaml --results runs/recipe --model symt_ed --domain gripper --set '{"rename": "rename-both", "object_pool": 48, "loss_weights": [1, 1, 0.01], "network": {"d_model": 64, "n_heads": 4, "d_token": 16}, "train": {"examples": 6000, "epochs": 20, "patience": null, "sample_by": "h", "keep": "last"}}' --strategy greedy-reground --splits train,interpolation,validation --out runs/exp/e19_symted_gripper_pool48_whid001_both > /tmp/s38/e19_symted_gripper_pool48_whid001_both.log 2>&1

@@ -1,4 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-./genplan-env python benchmarks/diffusion_overfit.py runs/exp/o2_diffusion_gripper_overfit_sorted --results results --domain gripper --set '{"object_pool": 16, "rename": "sorted", "train": {"examples": 10, "epochs": 300, "patience": null, "keep": "last", "pad_weight": 0.1}}' --strategies unmask-T20-applicable,unmask-T220,unmask-T20
-# predictions.txt was written afterwards from model.ckpt by benchmarks/diffusion_overfit.py's probe()

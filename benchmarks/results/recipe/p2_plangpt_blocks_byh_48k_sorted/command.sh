@@ -1,3 +1,0 @@
-cd /work/main
-export OMP_NUM_THREADS=1
-nice -n 10 ./genplan-env python benchmarks/recipe_trial.py p2_plangpt_blocks_byh_48k_sorted --config workflow/configs/paper-cpu.yaml --results runs/recipe --model plangpt --domain blocks --set '{"rename": "sorted", "train": {"examples": 8000, "epochs": 6, "patience": null, "sample_by": "h", "keep": "last", "track_coverage": false}}' --strategy greedy --splits train,interpolation,validation --out runs/exp/p2_plangpt_blocks_byh_48k_sorted

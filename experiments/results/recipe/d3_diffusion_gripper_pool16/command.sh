@@ -1,0 +1,4 @@
+cd /work/main
+export OMP_NUM_THREADS=1
+nice -n 10 ./genplan-env python experiments/recipe_trial.py d3_diffusion_gripper_pool16 --config workflow/configs/paper-cpu.yaml --results runs/recipe --model diffusion --domain gripper --set '{"object_pool": 16, "train": {"examples": 6000, "epochs": 12, "patience": null, "sample_by": "h", "keep": "last", "pad_weight": 0.1}}' --strategy unmask-T20-applicable --splits train,interpolation,validation --out runs/exp/d3_diffusion_gripper_pool16
+nice -n 5 ./genplan-env python experiments/recipe_trial.py d3_diffusion_gripper_pool16 --config workflow/configs/paper-cpu.yaml --results runs/recipe --model diffusion --domain gripper --set '{"object_pool": 16, "train": {"examples": 6000, "epochs": 12, "patience": null, "sample_by": "h", "keep": "last", "pad_weight": 0.1}}' --strategy unmask-T220-applicable --splits train,interpolation --out runs/exp/d3_diffusion_gripper_pool16 --evaluate-only

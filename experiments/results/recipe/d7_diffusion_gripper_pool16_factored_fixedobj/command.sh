@@ -1,0 +1,3 @@
+cd /work/main
+export OMP_NUM_THREADS=1
+nice -n 10 ./genplan-env python experiments/recipe_trial.py d7_diffusion_gripper_pool16_factored_fixedobj --config workflow/configs/paper-cpu.yaml --results runs/recipe --model diffusion --domain gripper --set '{"object_pool": 16, "condition": "factored", "object_embeddings": "fixed", "train": {"examples": 6000, "epochs": 12, "patience": null, "sample_by": "h", "keep": "last", "pad_weight": 0.1}}' --strategy unmask-T20-applicable --splits train,interpolation,validation --out runs/exp/d7_diffusion_gripper_pool16_factored_fixedobj > /tmp/s37/d7.log 2>&1

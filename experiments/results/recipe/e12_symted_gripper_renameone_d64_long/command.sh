@@ -1,0 +1,3 @@
+cd /work/main
+export OMP_NUM_THREADS=1
+nice -n 10 ./genplan-env python experiments/recipe_trial.py e12_symted_gripper_renameone_d64_long --config workflow/configs/paper-cpu.yaml --results runs/recipe --model symt_ed --domain gripper --set '{"rename": "rename-one", "network": {"d_model": 64, "n_heads": 4, "d_token": 16}, "train": {"examples": 6000, "epochs": 40, "patience": null, "sample_by": "h", "keep": "last"}}' --strategy greedy-reground --splits train,interpolation,validation --out runs/exp/e12_symted_gripper_renameone_d64_long

@@ -1,0 +1,2 @@
+# --out holds model.ckpt, a link to results/models/paper/blocks/symt_ed/seed13/model.ckpt (the paper-cpu model, not committed)
+nice -n 10 ./genplan-env python experiments/recipe_trial.py pc_symted_blocks_names_seed0 --config workflow/configs/paper-cpu.yaml --results runs/recipe --model symt_ed --domain blocks --set '{"names": {"order": "random", "seed": 0}}' --strategy greedy-applicable --splits train,interpolation,validation --out runs/exp/pc_symted_blocks_names_seed0 --evaluate-only
