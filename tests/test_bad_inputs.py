@@ -334,7 +334,7 @@ def test_the_domain_cache_is_private_and_checked(inputs, tmp_path, monkeypatch):
 
 def test_only_the_newest_set_aside_partial_states_are_kept(tmp_path, caplog):
     """Issue 27: a model folder keeps the KEEP_STALE newest `<name>.stale-*` partial states, not all."""
-    from genplan.training.checkpoint import KEEP_STALE, set_aside
+    from genplan.training.partial_state import KEEP_STALE, set_aside
 
     partial = tmp_path / "model.ckpt.partial"
     old = [tmp_path / f"model.ckpt.partial.stale-2026010{d}T000000Z" for d in range(1, 6)]

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from genplan.training import LoopConfig, fit, lr_at
-from genplan.training.checkpoint import FORMAT
+from genplan.training.partial_state import FORMAT
 
 N, BATCH = 32, 8  # 4 steps per epoch
 

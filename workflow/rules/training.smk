@@ -1,6 +1,6 @@
 # Stage 6, every family: one training job per (benchmark, domain, model, seed) on its family's
 # data (trajectories or state spaces); the validation split selects the weights. A job killed
-# mid-way resumes from <checkpoint>.partial when rerun. `train_model` trains the families that ask
+# mid-way resumes from its partial state (model.ckpt.partial) when rerun. `train_model` trains the families that ask
 # for a GPU (`gpu: 1`), `train_model_cpu` the CPU-only ones (the learned heuristics): the same job,
 # in two rules so that a cluster profile sends each to its own partition.
 

@@ -1,4 +1,4 @@
-"""The shared training of the torch families: the loop (`loop`), its partial states (`checkpoint`),
+"""The shared training of the torch families: the loop (`loop`), its partial states (`partial_state`),
 reproducible settings (`reproducible`), its optimiser and schedule (`schedule`), its typed state
 (`state`) and the job around the loop (`job`)."""
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan import atomic, checkpoint
-from genplan.training import checkpoint as partial_state
+from genplan.training import partial_state
 from genplan.training.reproducible import deterministic
 
 DEVICES = ("auto", "cpu", "cuda")

@@ -25,7 +25,7 @@ change with the step (genplan.nn.contrastive.WeightRamp). The loop owns the rest
   epochs) is recorded, the step is taken. Consecutive steps of one kind are one divergence: it is
   counted, logged once and listed (epoch, step, loss, kind, steps, peak) in ``divergence_events``;
 - a history row per epoch (epoch, step, train_loss, score, lr, grad_norm, seconds, metrics);
-- every ``checkpoint_every`` epochs a partial state (``training.checkpoint``: weights, optimizer,
+- every ``checkpoint_every`` epochs a partial state (``training.partial_state``: weights, optimizer,
   scheduler, the loop's and torch's global generators, history, counters; the best weights in a
   file of their own, ``<partial>.best``, written only when they change) from which a killed job
   resumes to the same final weights and history as an uninterrupted one (randomness from Python's
@@ -50,7 +50,7 @@ import torch
 from torch import nn
 
 from genplan.progress import progress
-from genplan.training.checkpoint import best_path, load_best, load_partial, save_best, save_partial
+from genplan.training.partial_state import best_path, load_best, load_partial, save_best, save_partial
 from genplan.training.placement import compiled_calls, to_device  # noqa: F401 (to_device: still importable from here)
 from genplan.training.schedule import LoopConfig, lr_at, make_optimizer
 from genplan.training.state import RESUMED, EpochTally, TrainState
@@ -140,7 +140,7 @@ class Trainer:
             self.choose(state.history[-1]["train_loss"])
 
     def resume(self) -> None:
-        """Continue from the partial state of this job, if there is one (see training.checkpoint)."""
+        """Continue from the partial state of this job, if there is one (see training.partial_state)."""
         saved = load_partial(self.partial, self.job)
         if saved is None:
             return
