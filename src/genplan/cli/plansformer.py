@@ -1,5 +1,5 @@
-"""`genplan plansformer`: the Plansformer baseline's row. A user with the authors' CodeT5 checkpoint
-(a local folder; genplan.models.plansformer) plans one split with it; the plans are VAL-checked and
+"""`genplan plansformer`: the Plansformer baseline's row. A user with the authors' pretrained CodeT5
+model (a local folder; genplan.models.plansformer) plans one split with it; the plans are VAL-checked and
 written as `genplan evaluate` writes every family's: one CSV row per problem (system `plansformer`,
 variant `pretrained`) and the stored plans beside it, which the reports read."""
 
@@ -36,8 +36,8 @@ def cmd_plansformer(a) -> int:
 
 COMMANDS = (
     Command("plansformer", cmd_plansformer, "plan and VAL-check one split with a local Plansformer (CodeT5) "
-            "checkpoint folder (one evaluation CSV, system plansformer)", (
-                arg("--checkpoint", required=True, help="the checkpoint folder: config.json of a T5, "
+            "pretrained model folder (one evaluation CSV, system plansformer)", (
+                arg("--checkpoint", required=True, help="the pretrained model folder: config.json of a T5, "
                     "pytorch_model.bin or model.safetensors, vocab.json and merges.txt (or tokenizer.json); "
                     "read from local files only"),
                 BENCHMARK_DIR, SPLIT, PLANS_TABLE,

@@ -1,2 +1,2 @@
 """Plansformer, the CodeT5 baseline the papers compare with: its prompt (`prompt`) and a loader and
-planner for a local checkpoint folder (`family`), run by `genplan plansformer`."""
+planner for a local pretrained model folder (`family`), run by `genplan plansformer`."""

@@ -1,5 +1,5 @@
-"""Plansformer (Pallagani et al. 2022, arXiv:2212.08681) as a baseline row: a CodeT5 checkpoint
-that a user has on disk (a Hugging Face folder: `config.json` of a T5, the weights, the tokenizer),
+"""Plansformer (Pallagani et al. 2022, arXiv:2212.08681) as a baseline row: a pretrained CodeT5
+model that a user has on disk (a Hugging Face folder: `config.json` of a T5, the weights, the tokenizer),
 loaded with `transformers` without the network, planning through the one planner interface so that
 `genplan.evaluation` VAL-checks and records its plans as every family's (`genplan plansformer`, which
 hands `evaluate_split` this module's planner).
@@ -56,7 +56,7 @@ class PlansformerModel:
 
 
 def check_folder(path: str | Path) -> Path:
-    """`path` if it looks like a T5 checkpoint folder with weights and a tokenizer; GenplanError
+    """`path` if it looks like a T5 pretrained model folder with weights and a tokenizer; GenplanError
     naming it and what is missing otherwise (before transformers is imported)."""
     path = Path(path)
     if not path.exists():
@@ -84,8 +84,8 @@ def check_folder(path: str | Path) -> Path:
 
 def load_checkpoint(path: str | Path, seed: str = "0", name: str = NAME, device: str | None = None,
                     threads: int = 1) -> PlansformerModel:
-    """The checkpoint folder's model and tokenizer, from local files only; GenplanError naming the
-    folder for one that is missing, not a T5 checkpoint, lacks the tokenizer, or does not load."""
+    """The pretrained model folder's model and tokenizer, from local files only; GenplanError naming the
+    folder for one that is missing, not a T5 model, lacks the tokenizer, or does not load."""
     path = check_folder(path)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # local files only: never the network
     try:
@@ -139,7 +139,7 @@ def check(strategy: str, settings: dict) -> None:
 
 
 def _tokenizer(path: Path, auto):
-    """The folder's tokenizer. The authors' checkpoint (transformers 4.21) keeps CodeT5's tokenizer as
+    """The folder's tokenizer. The authors' pretrained model folder (transformers 4.21) keeps CodeT5's tokenizer as
     vocab.json and merges.txt with a tokenizer_config.json whose special tokens are `{"__type":
     "AddedToken", ...}` objects, which transformers 5 no longer reads (TypeError); such a folder's
     BPE files are read as CodeT5's RobertaTokenizer, with RoBERTa's special tokens (<s> 1, </s> 2,

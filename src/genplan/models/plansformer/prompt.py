@@ -1,7 +1,7 @@
 """Plansformer's text at the edge: a PDDL domain and problem as the one-line prompt its CodeT5 was
 fine-tuned on, and its generated text as a plan in the package's representation.
 
-The format is the one the Plansformer authors publish with their checkpoint (Pallagani et al. 2022,
+The format is the one the Plansformer authors publish with their pretrained model (Pallagani et al. 2022,
 arXiv:2212.08681; repository VishalPallagani/plansformer-docker, `plansformer-train/code/
 generate_prompt_function.py` for the prompt and `train.py`'s `display_plans_VAL` for the plan); this
 module is written anew from that description (the repository carries no licence), on a small
