@@ -206,9 +206,9 @@ def test_evaluate_resumes_in_both_paths(blind, tmp_path, monkeypatch, caplog):
 
     real_rows, sent = parallel_eval.evaluate_rows, []
 
-    def cut_after_one(checkpoint, domain, strategy, settings, tasks, jobs):
+    def cut_after_one(checkpoint, domain, strategy, settings, tasks, jobs, *rest):
         sent.extend(t[0]["problem"] for t in tasks)
-        rows = real_rows(checkpoint, domain, strategy, settings, tasks, jobs)
+        rows = real_rows(checkpoint, domain, strategy, settings, tasks, jobs, *rest)
         try:
             yield next(rows)
             raise Cut

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from genplan import atomic, manifest, resume, stored_plans, tables
 from genplan.errors import GenplanError
-from genplan.problem_evaluation import counters_json, evaluate_problem  # noqa: F401 (counters_json: API)
+from genplan.problem_evaluation import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
 from genplan.progress import progress
 from genplan.stages import plans as planning
 
@@ -54,7 +54,7 @@ COLUMNS = [
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
                    strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
                    seed: str | None = None, model=None, out_plans: str | Path | None = None,
-                   jobs: int = 1, planner=None) -> list[dict]:
+                   jobs: int = 1, planner=None, count_loading: bool = False) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
     (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
@@ -65,7 +65,10 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
     planned at once, each worker process loading `checkpoint` (genplan.parallel_eval; not with `model`);
     the same records in the manifest's order. The problems a killed run of the same job finished
-    (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again."""
+    (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again. `count_loading` (the `genplan evaluate` command, a process of its own): each
+    row's counters get `load_time`, the seconds from the process's start to its planner being ready
+    (a worker's own, with `jobs` > 1), so that a budget can count loading as Fast Downward's wall time
+    does (genplan.report.ipc_scores); in a longer-lived process the age would not be loading."""
     from genplan.domains import domain_key
     from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
@@ -95,6 +98,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     if planner is None:
         strategy = resolve_strategy(model, strategy)
         planner = make_planner(model, strategy, settings)
+    load_time = process_age() if count_loading and jobs == 1 else None
     common = {
         # resolved: a relative --benchmark-dir `bench` has the parent '.', an empty benchmark column
         "benchmark": benchmark or benchmark_dir.resolve().parent.name, "domain": domain_key(domain), "split": split,
@@ -118,10 +122,10 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
             sidecar.save(tasks[i][0]["problem"], keys[tasks[i][0]["problem"]], rec)
 
     if jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
-        _in_workers(checkpoint, domain, strategy, settings, tasks, todo, jobs, desc, finished)
+        _in_workers(checkpoint, domain, strategy, settings, tasks, todo, jobs, desc, finished, count_loading)
     else:
         for i in progress(todo, total=len(todo), desc=desc):
-            finished(i, evaluate_problem(planner, domain, *tasks[i]))
+            finished(i, evaluate_problem(planner, domain, *tasks[i], load_time=load_time))
     records = [{**common, **found[row["problem"]]} for row in rows]
     write_outputs(out, out_plans if out_plans is not None else stored_plans.plans_path(out), records,
                   benchmark_dir, domain, {r["problem"]: r["path"] for r in rows})
@@ -133,13 +137,13 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
 
 
 def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: list[tuple], todo: list[int],
-                jobs: int, desc: str, finished) -> None:
+                jobs: int, desc: str, finished, count_loading: bool = False) -> None:
     """The tasks of `tasks` indexed by `todo` planned `jobs` at once in worker processes;
     `finished(index, record)` as each comes back."""
     from genplan.parallel_eval import evaluate_rows
 
     mine = [tasks[i] for i in todo]
-    with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, mine, jobs)) as results:
+    with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, mine, jobs, count_loading)) as results:
         for j, rec in progress(results, total=len(mine), desc=f"{desc} ({min(jobs, len(mine))} workers)"):
             finished(todo[j], rec)
 

@@ -34,7 +34,8 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "VECLIB_MAXIMUM_THREADS")
 
 
-def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, log_level: int) -> None:
+def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, log_level: int,
+            count_loading: bool = False) -> None:
     """A worker's life: load the model, make the planner, then plan each task the parent sends (a
     tuple of evaluate_problem's arguments after the planner and domain) until it sends None; answer
     ("ok", record) or ("error", text) per task, ("load_error", text) if the model does not load."""
@@ -42,17 +43,18 @@ def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, l
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s [%(processName)s] %(message)s",
                         stream=sys.stderr)
     try:
-        from genplan.problem_evaluation import evaluate_problem
+        from genplan.problem_evaluation import evaluate_problem, process_age
         from genplan.solve_setup import load_model
         from genplan.registry import planner as make_planner
 
         planner = make_planner(load_model(checkpoint, domain, threads=1), strategy, settings)
+        load_time = process_age() if count_loading else None  # a worker pays its own start and load
     except Exception as exc:  # noqa: BLE001 (sent to the parent, which names it)
         conn.send(("load_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
         return
     while (task := conn.recv()) is not None:
         try:
-            conn.send(("ok", evaluate_problem(planner, Path(domain), *task)))
+            conn.send(("ok", evaluate_problem(planner, Path(domain), *task, load_time=load_time)))
         except Exception as exc:  # noqa: BLE001
             conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
             return
@@ -77,14 +79,16 @@ def _single_threaded_environment():
 class _Workers:
     """The started worker processes, each with its pipe and the index of the task it plans."""
 
-    def __init__(self, n: int, checkpoint: str, domain: str, strategy: str, settings: dict):
+    def __init__(self, n: int, checkpoint: str, domain: str, strategy: str, settings: dict,
+                 count_loading: bool = False):
         ctx = get_context("spawn")  # the parent holds torch and threads: no fork
         self.procs, self.conns, self.task = [], [], [None] * n
         with _single_threaded_environment():
             for w in range(n):
                 parent_end, child_end = ctx.Pipe()
                 proc = ctx.Process(target=_worker, name=f"worker{w}", daemon=True,
-                                   args=(child_end, checkpoint, domain, strategy, settings, log.getEffectiveLevel()))
+                                   args=(child_end, checkpoint, domain, strategy, settings, log.getEffectiveLevel(),
+                                         count_loading))
                 self.procs.append(proc)
                 self.conns.append(parent_end)
                 proc.start()
@@ -105,14 +109,15 @@ class _Workers:
 
 
 def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings: dict, tasks: list[tuple],
-                  jobs: int):
+                  jobs: int, count_loading: bool = False):
     """Yield (index, record) as the workers finish `tasks` (each (row, best, reference), as
     problem_evaluation.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError
     naming the problem when one fails or its worker dies. The workers are ended when the generator
-    ends, is closed, or raises."""
+    ends, is closed, or raises. `count_loading`: each record's `load_time` counter is its worker's
+    (genplan.evaluation.evaluate_split's)."""
     if not tasks:
         return
-    workers = _Workers(min(jobs, len(tasks)), str(checkpoint), str(domain), strategy, settings)
+    workers = _Workers(min(jobs, len(tasks)), str(checkpoint), str(domain), strategy, settings, count_loading)
     queue = iter(range(len(tasks)))
 
     def assign(w: int) -> None:

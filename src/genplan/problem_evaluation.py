@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 log = logging.getLogger("genplan")
@@ -14,6 +15,22 @@ log = logging.getLogger("genplan")
 
 def counters_json(counters: dict) -> str:
     return json.dumps(counters, sort_keys=True, separators=(",", ":"))
+
+
+def process_age() -> float | None:
+    """Seconds since this process started (Linux's /proc: the interpreter's start, the imports and
+    whatever ran since), None where /proc is not there. `genplan evaluate` records it, taken when the
+    model is loaded and its planner made, as each row's `load_time` counter: what a planner started
+    for one problem pays before it reads the problem (issue 57 item 2: the same budget, loading
+    included, for a learned planner and Fast Downward, whose driver's wall time holds its own start)."""
+    try:
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime, clock ticks after boot
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - started / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _quality(best: int, length: int) -> str:
@@ -24,9 +41,12 @@ def _quality(best: int, length: int) -> str:
     return f"{best / length:.4f}"
 
 
-def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None) -> dict:
+def evaluate_problem(planner, domain: Path, row: dict, best: int | None, reference: list | None = None,
+                     load_time: float | None = None) -> dict:
     """One row's problem-specific columns: plan, VAL-check, measure; and `plan`, the planner's
-    plan as action strings (None where refused), stored beside the CSV."""
+    plan as action strings (None where refused), stored beside the CSV. `load_time` (process_age when
+    the planner was ready) goes into the counters; `time` stays the problem's own (parsing, grounding,
+    search)."""
     from genplan.pddl_io import atom_to_str
     from genplan.planners.base import Problem
     from genplan.planners.solve import solve_and_validate
@@ -36,6 +56,8 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
     counters = {"states_expanded": a.states_expanded, **a.counters}
     if a.tokens_generated:
         counters["tokens_generated"] = a.tokens_generated
+    if load_time is not None:
+        counters["load_time"] = round(load_time, 4)
     rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
            "plan": None if a.reason == "refused" else [atom_to_str(x) for x in a.plan],
            "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,

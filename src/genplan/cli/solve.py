@@ -110,14 +110,15 @@ def cmd_evaluate(a) -> int:
         raise GenplanError(f"--jobs must be at least 1, not {a.jobs}")
     if a.jobs == 1:
         evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
-                       benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans)
+                       benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, count_loading=True)
         return 0
     from genplan.stages.fast_downward import Interrupted, interruptible
 
     try:
         with interruptible():  # a signal ends the workers (genplan.parallel_eval), nothing is written
             evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
-                           benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs)
+                           benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs,
+                           count_loading=True)
     except Interrupted as exc:
         print(f"genplan: {exc}: worker processes ended, no output written", file=sys.stderr)
         return exc.exit_status
