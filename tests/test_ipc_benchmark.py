@@ -28,7 +28,7 @@ from genplan.mimir import MimirTask
 from genplan.pddl_io import parse_domain, parse_problem, read_plan, str_to_atom
 from genplan.stages.ipc_import import checksums, import_ipc2023
 from genplan.stages.plan_files import plan_files
-from genplan.stages.plans import plan_split
+from genplan.stages.plans import TIME_LIMIT_RULE, plan_split
 from genplan.stages.trajectories import trajectory
 
 COURIER = REPO / "tests" / "fixtures" / "typed_courier"
@@ -169,9 +169,10 @@ def test_import_subset_and_plan_with_classical_baselines(subset, tmp_path):
     assert all(int(r["plan_length"]) >= bounds["ferry/testing/easy/p01.pddl"] for r in table)
     assert (tmp_path / "plans" / "easy" / "p01.plan").read_text() == \
         (tmp_path / "plans" / "easy" / "p01.gbfs_ff_eager.plan").read_text()  # the trajectory's plan
+    rule = {"time_limit_rule": TIME_LIMIT_RULE}  # CPU-enforced, counted in wall-clock with loading
     assert json.loads((tmp_path / "plans" / "easy" / "limits.json").read_text()) == {
-        "gbfs_ff_eager": {"time_limit": 20, "memory_limit_mb": 2048},
-        "lama_first": {"time_limit": 20, "memory_limit_mb": 2048}}
+        "gbfs_ff_eager": {"time_limit": 20, "memory_limit_mb": 2048, **rule},
+        "lama_first": {"time_limit": 20, "memory_limit_mb": 2048, **rule}}
 
 
 def test_reference_splits_take_the_shipped_plans_and_run_no_planner(subset, tmp_path):

@@ -91,10 +91,18 @@ def enabled_configs(cfg: dict) -> list[str]:
     return [name for name, key in names if cfg[key].get("enabled", True)]
 
 
+# how Fast Downward's limit is enforced, and how the reports count it (genplan.report.ipc_scores)
+TIME_LIMIT_RULE = ("enforced by Fast Downward's --overall-time-limit in CPU seconds of the driver's whole run "
+                   "(its start, translation, search; genplan.stages.fast_downward.driver_time_limit), killed at "
+                   "time_limit + 60 s of wall-clock; the reports count a plan found within time_limit wall-clock "
+                   "seconds of the run, loading included, as they count a learned planner's")
+
+
 def limits(cfg: dict) -> dict:
-    """Each enabled configuration's time and memory limit (`limits.json` in the plans folder: what
-    the reports' budgets are read from)."""
-    return {name: {"time_limit": cfg[key]["time_limit"], "memory_limit_mb": cfg["memory_limit_mb"]}
+    """Each enabled configuration's time and memory limit and how the time limit is enforced and
+    counted (`limits.json` in the plans folder: what the reports' budgets are read from)."""
+    return {name: {"time_limit": cfg[key]["time_limit"], "memory_limit_mb": cfg["memory_limit_mb"],
+                   "time_limit_rule": TIME_LIMIT_RULE}
             for key, name in SECTIONS.items() if name in enabled_configs(cfg)}
 
 
