@@ -16,7 +16,9 @@ from conftest import NOT_COPIED, REPO, sixth_family_env
 
 from genplan.registry import FAMILIES
 
-CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml", "workflow/configs/paper.yaml",
+# workflow/configs/paper.yaml's dry run (the longest, about 15 s) is tests/test_slurm_profile.py's: the site
+# profile selects that configuration, and its test checks the same job counts (expected_jobs) on the same DAG
+CONFIGS = ["config.yaml", "workflow/configs/smoke.yaml",
            "workflow/configs/paper-cpu.yaml",
            "workflow/configs/paper-cpu.yaml workflow/configs/paper-cpu-lstm-seeds.yaml",
            "workflow/configs/plangpt.yaml", "workflow/configs/plangpt-cpu.yaml", "workflow/configs/budget-cpu.yaml"]
