@@ -20,7 +20,8 @@ def _strategy_help() -> tuple[str, str]:
     offers = describe({name: fam.strategy_kinds for name, fam in FAMILIES.items()})
     defaults = ", ".join(f"{name} {fam.default_strategy}" for name, fam in FAMILIES.items())
     return (f"a named strategy of the model's family. {offers}. Search limits: --settings "
-            "'{\"search\": {\"max_expansions\": N, \"time_limit\": S}}'; see genplan.planners.strategies",
+            "'{\"search\": {\"max_expansions\": N, \"time_limit\": S, \"memory_limit_mb\": M}}' (M optional: "
+            "MiB of resident memory); see genplan.planners.strategies",
             f"; default: the model's family's (genplan.registry: {defaults}; heuristic-greedy for a SymT^E model)")
 
 

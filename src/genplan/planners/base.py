@@ -22,9 +22,10 @@ from genplan.pddl_io import Action, Task, parse_domain, parse_problem
 # `refused` (the model cannot represent the problem), `error`; sequence models: `not_goal` (the
 # plan ended short of the goal), `inapplicable` (an action not applicable where it stands),
 # `token_cap` (the generation cap reached), `malformed` (tokens that are no plan); searches:
-# `node_limit` (the expansion budget spent), `time_limit` (the search's own time limit)
+# `node_limit` (the expansion budget spent), `time_limit` (the search's own time limit),
+# `memory_limit` (the search's own memory limit, `search: {memory_limit_mb}`)
 REASONS = ("goal", "horizon", "dead_end", "idle", "refused", "error", "not_goal", "inapplicable", "token_cap",
-           "malformed", "node_limit", "time_limit")
+           "malformed", "node_limit", "time_limit", "memory_limit")
 
 
 @dataclass

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,20 +33,41 @@ import numpy as np
 
 @dataclass(frozen=True)
 class SearchLimits:
+    """A search's limits per problem (the `search` settings): states expanded, seconds of wall time,
+    and the process's resident memory in MiB (None: unlimited), which is read every 1024 expansions
+    (`MEMORY_CHECK_EVERY`), so that checking it costs nothing that shows."""
+
     max_expansions: int | float = 100_000
     time_limit: float = 60.0  # seconds, per problem
+    memory_limit_mb: float | None = None  # MiB of resident memory (MiB as Fast Downward's memory_limit_mb)
 
     def __post_init__(self):
-        if self.max_expansions < 1 or self.time_limit <= 0:
+        if self.max_expansions < 1 or self.time_limit <= 0 or (
+                self.memory_limit_mb is not None and self.memory_limit_mb <= 0):
             raise ValueError(f"invalid search limits: {self}")
 
     @classmethod
     def from_settings(cls, settings: dict | None) -> SearchLimits:
         settings = dict(settings or {})
-        unknown = sorted(set(settings) - {"max_expansions", "time_limit"})
+        known = ("max_expansions", "time_limit", "memory_limit_mb")
+        unknown = sorted(set(settings) - set(known))
         if unknown:
-            raise ValueError(f"unknown search settings {unknown} (known: max_expansions, time_limit)")
+            raise ValueError(f"unknown search settings {unknown} (known: {', '.join(known)})")
         return cls(**settings)
+
+
+MEMORY_CHECK_EVERY = 1024  # expansions between two reads of the resident memory (the compiled searches' too)
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_mib() -> float:
+    """The process's resident memory in MiB (/proc/self/statm's second field; 0.0 where unreadable)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * _PAGE / 2 ** 20
 
 
 UNLIMITED = SearchLimits(math.inf, math.inf)
@@ -54,7 +76,7 @@ UNLIMITED = SearchLimits(math.inf, math.inf)
 @dataclass
 class SearchResult:
     plan: list  # ground actions, package representation
-    reason: str  # goal | node_limit | time_limit | dead_end | horizon
+    reason: str  # goal | node_limit | time_limit | memory_limit | dead_end | horizon
     expanded: int = 0
     generated: int = 0
     evaluated: int = 0  # states given to the heuristic
@@ -235,11 +257,14 @@ def _generate(task, node: int, successors, graph: tuple, res: SearchResult) -> l
 
 
 def _stopped(res: SearchResult, limits: SearchLimits, start: float) -> bool:
-    """The node or time limit is reached: the result's reason says which."""
+    """The node, time or memory limit is reached: the result's reason says which."""
     if res.expanded >= limits.max_expansions:
         res.reason = "node_limit"
     elif time.perf_counter() - start > limits.time_limit:
         res.reason = "time_limit"
+    elif (limits.memory_limit_mb is not None and res.expanded % MEMORY_CHECK_EVERY == 0
+          and resident_mib() > limits.memory_limit_mb):
+        res.reason = "memory_limit"
     else:
         return False
     return True
