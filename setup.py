@@ -1,8 +1,11 @@
-"""The compiled part of genplan: `genplan._wlsearch` (eager GBFS with a linear WL heuristic in C++,
-src/genplan/_wlsearch.cpp, issue 57). Everything else is declared in pyproject.toml."""
+"""The compiled part of genplan: `genplan._wlsearch` (greedy best-first searches with a linear WL
+heuristic in C++, issue 57): the bindings in src/genplan/_wlsearch.cpp, the heuristic in
+_wlsearch_wl.cpp, the searches in _wlsearch_search.cpp. Everything else is declared in pyproject.toml."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
 
-setup(ext_modules=[Pybind11Extension("genplan._wlsearch", ["src/genplan/_wlsearch.cpp"], cxx_std=17,
-                                     extra_compile_args=["-O2"])])
+SOURCES = ["src/genplan/_wlsearch.cpp", "src/genplan/_wlsearch_wl.cpp", "src/genplan/_wlsearch_search.cpp"]
+setup(ext_modules=[Pybind11Extension("genplan._wlsearch", SOURCES, depends=["src/genplan/_wlsearch_wl.hpp",
+                                                                            "src/genplan/_wlsearch_search.hpp"],
+                                     cxx_std=17, extra_compile_args=["-O2"])])

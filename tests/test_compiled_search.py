@@ -1,15 +1,19 @@
-"""The compiled search (genplan._wlsearch, strategy `compiled-gbfs`, issue 57) against the Python
-reference: on every IPC 2023 learning-track domain's first easy problem, with a ridge heuristic
-trained from a few of the domain's training plans, the compiled h equals the Python path's h
-(wlplan's own predict + b) exactly on the states near the initial state, and the compiled GBFS
-returns the same plan, reason and counters as `best_first.gbfs`. Plus the grounding's refusals,
-the XGBoost refusal, the limits, and the strategy's wiring."""
+"""The compiled searches (genplan._wlsearch, strategies `compiled-gbfs`, `compiled-novelty-gbfs`,
+`compiled-lazy-gbfs`, issue 57) against the Python reference: on every IPC 2023 learning-track
+domain's first easy problem, with a ridge heuristic trained from a few of the domain's training
+plans, the compiled h equals the Python path's h (wlplan's own predict + b) exactly on the states
+near the initial state, and each compiled search returns the same plan, reason and counters as its
+`best_first` search (`gbfs`, `novelty_gbfs` with its `novel` count, `lazy_gbfs`); each stops within
+half a second of a time limit. Plus the grounding's refusals, the XGBoost refusal, the node and
+memory limits, and the strategies' wiring."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 import shutil
+import time
 
 import pytest
 from conftest import IPC2023, shared_folder
@@ -20,7 +24,7 @@ from genplan.errors import GenplanError
 from genplan.mimir import MimirTask
 from genplan.planners import strategies
 from genplan.planners.base import Problem
-from genplan.planners.best_first import SearchLimits, gbfs
+from genplan.planners.best_first import SearchLimits, gbfs, lazy_gbfs, novelty_gbfs
 from genplan.planners.compiled import CompiledSearch
 from genplan.planners.grounding import ground, without_negative_preconditions
 from genplan.planners.search import HeuristicSearchPlanner
@@ -55,6 +59,12 @@ def _train(domain: str, work, n: int = 3, **entry):
     return registry.load_model(work / "model.ckpt"), Problem(src / "domain.pddl", src / "testing" / "easy" / "p01.pddl")
 
 
+@pytest.fixture(scope="module")
+def ferry(tmp_path_factory):
+    """The ferry heuristic (n = 3) and problem that the strategy and limit tests share: trained once."""
+    return _train("ferry", tmp_path_factory.mktemp("compiled") / "ferry")
+
+
 def _near_states(task, n: int = 150) -> list:
     """Up to n states breadth first from the initial state."""
     frontier, seen = [task.initial_state()], {}
@@ -67,8 +77,16 @@ def _near_states(task, n: int = 150) -> list:
     return list(seen.values())
 
 
+PYTHON = {"gbfs": gbfs, "novelty_gbfs": novelty_gbfs, "lazy_gbfs": lazy_gbfs}  # CompiledSearch's -> the reference
+
+
+def _outcome(res) -> tuple:
+    return (res.plan, res.reason, res.expanded, res.generated, res.evaluated, res.heuristic_calls, res.h_init,
+            res.counters.get("novel"))
+
+
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_compiled_h_and_gbfs_equal_the_python_path(domain, tmp_path):
+def test_compiled_h_and_searches_equal_the_python_path(domain, tmp_path):
     pruning = "i-mf" if domain in ("blocksworld", "rovers") else "none"  # pruned colour dictionaries too
     model, problem = _train(domain, tmp_path / domain, encoder={"pruning": pruning})
     compiled = CompiledSearch(model, problem)
@@ -76,13 +94,23 @@ def test_compiled_h_and_gbfs_equal_the_python_path(domain, tmp_path):
     python_h = [float(v) for v in model.bind(problem)(states)]
     assert [compiled.h(s) for s in states] == python_h  # exact: the same doubles
     limits = SearchLimits(300, 60)
-    ref, ours = gbfs(problem.mimir, model.bind(problem), limits), compiled.gbfs(limits)
-    assert (ours.plan, ours.reason, ours.expanded, ours.generated, ours.evaluated, ours.heuristic_calls, ours.h_init) \
-        == (ref.plan, ref.reason, ref.expanded, ref.generated, ref.evaluated, ref.heuristic_calls, ref.h_init)
+    for name, search in PYTHON.items():
+        ref, ours = search(problem.mimir, model.bind(problem), limits), compiled.search(name, limits)
+        assert _outcome(ours) == _outcome(ref), name
+        assert ("novel" in ours.counters) == (name == "novelty_gbfs")
+    # the time limit: floortile's problem is not solved in a second by any of them (60,000 expansions
+    # in 0.3 s on the loaded 2-core test machine), so each runs into it and must stop in time
+    limit = 0.25
+    for name in PYTHON:
+        start = time.perf_counter()
+        res = compiled.search(name, SearchLimits(math.inf, limit))
+        elapsed = time.perf_counter() - start
+        assert elapsed <= limit + 0.5, (name, res.reason, elapsed)
+        assert res.reason == "time_limit" if domain == "floortile" else res.reason in ("goal", "time_limit"), name
 
 
-def test_the_strategy_plans_through_the_planner_interface_and_honours_its_limits(tmp_path):
-    model, problem = _train("ferry", tmp_path / "ferry")
+def test_the_strategy_plans_through_the_planner_interface_and_honours_its_limits(ferry):
+    model, problem = ferry
     assert strategies.parse("compiled-gbfs").kind == "compiled-gbfs"
     assert "compiled-gbfs" in registry.FAMILIES["heuristic"].strategy_kinds
     planner = HeuristicSearchPlanner(model, strategies.parse("compiled-gbfs"),
@@ -93,6 +121,43 @@ def test_the_strategy_plans_through_the_planner_interface_and_honours_its_limits
     assert attempt.reason == "goal" and attempt.plan == ref.plan and attempt.states_expanded == ref.states_expanded
     assert CompiledSearch(model, problem).gbfs(SearchLimits(2, 30)).reason == "node_limit"
     assert CompiledSearch(model, problem).gbfs(SearchLimits(1000, 1e-9)).reason == "time_limit"
+
+
+@pytest.mark.parametrize("kind", ["compiled-novelty-gbfs", "compiled-lazy-gbfs"])
+def test_the_new_compiled_strategies_plan_as_their_python_searches(kind, ferry):
+    model, problem = ferry
+    assert strategies.parse(kind).kind == kind and kind in registry.FAMILIES["heuristic"].strategy_kinds
+    settings = {"search": {"max_expansions": 1000, "time_limit": 30}}
+    attempt = HeuristicSearchPlanner(model, strategies.parse(kind), settings).solve(problem)
+    ref = HeuristicSearchPlanner(model, strategies.parse(kind.removeprefix("compiled-")), settings).solve(problem)
+    assert attempt.reason == "goal" and attempt.plan == ref.plan
+    assert (attempt.states_expanded, attempt.model_calls, attempt.counters["generated"], attempt.counters["evaluated"],
+            attempt.counters.get("novel")) == (ref.states_expanded, ref.model_calls, ref.counters["generated"],
+                                               ref.counters["evaluated"], ref.counters.get("novel"))
+
+
+def test_the_memory_limit_ends_every_search(ferry):
+    """`search: {memory_limit_mb}`: the process's resident memory, read before the first expansion and
+    every 1024th; a limit below what the process holds already ends each search at once (reason
+    `memory_limit`, as the Python searches'), a limit far above it changes nothing."""
+    from genplan import _wlsearch
+    from genplan.planners.best_first import resident_mib
+
+    model, problem = ferry
+    assert abs(_wlsearch.resident_mib() - resident_mib()) < 64 and resident_mib() > 1
+    compiled = CompiledSearch(model, problem)
+    tight, loose = SearchLimits(1000, 30, memory_limit_mb=1), SearchLimits(1000, 30, memory_limit_mb=10 ** 7)
+    for name, search in PYTHON.items():
+        for res in (compiled.search(name, tight), search(problem.mimir, model.bind(problem), tight)):
+            assert res.reason == "memory_limit" and res.expanded == 0 and res.plan == [], name
+        assert compiled.search(name, loose).reason == "goal"
+    assert SearchLimits.from_settings({"memory_limit_mb": 2048}).memory_limit_mb == 2048
+    with pytest.raises(ValueError, match="invalid search limits"):
+        SearchLimits(memory_limit_mb=0)
+    planner = HeuristicSearchPlanner(model, strategies.parse("compiled-lazy-gbfs"),
+                                     {"search": {"time_limit": 30, "memory_limit_mb": 1}})
+    attempt = planner.solve(problem)
+    assert attempt.reason == "memory_limit" and attempt.counters["memory_limit_mb"] == 1
 
 
 def test_xgboost_is_refused_by_name(tmp_path):

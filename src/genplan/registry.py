@@ -61,6 +61,7 @@ class Family:
     strategy_kinds: tuple[str, ...]  # kinds of genplan.planners.strategies.TABLE it offers
     gpu: bool  # a training job asks the cluster for one GPU (`gpu: 1`)
     default_strategy: str  # `genplan solve` without --strategy
+    numpy_weights: bool = False  # its models load and plan without torch (genplan.checkpoint_numpy)
 
     def __post_init__(self):
         for kind in self.strategy_kinds:  # one table of kinds: a family offers only kinds of it
@@ -104,8 +105,9 @@ FAMILIES: dict[str, Family] = {
         Family("diffusion", "genplan.models.diffusion.family", ("trajectories", "statespaces"),
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
         Family("heuristic", "genplan.models.heuristic.family", ("trajectories", "statespaces"),
-               ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "compiled-gbfs"), gpu=False,
-               default_strategy="gbfs"),
+               ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "compiled-gbfs", "compiled-novelty-gbfs",
+                "compiled-lazy-gbfs"), gpu=False,
+               default_strategy="gbfs", numpy_weights=True),
     )
 }
 
@@ -206,7 +208,7 @@ def load_model(path: str | Path, expect_domain: str | None = None):
     foreign file, or (with expect_domain) a model of another domain."""
     from genplan import checkpoint
 
-    env = checkpoint.read(path)
+    env = checkpoint.read(path, numpy_families=tuple(f.name for f in FAMILIES.values() if f.numpy_weights))
     if env["family"] not in FAMILIES:
         raise GenplanError(f"checkpoint of unknown family {env['family']!r} (this genplan knows {list(FAMILIES)})",
                            path)

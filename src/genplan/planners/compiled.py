@@ -1,9 +1,18 @@
-"""Compiled eager GBFS with a learned linear WL heuristic (issue 57 item 1): the grounded task
-(genplan.planners.grounding) and the WL model are handed to genplan._wlsearch once per problem,
-and the whole search (successors, duplicates, open list, ILG + WL + dot product per state) runs
-in C++ in one call. It is `genplan.planners.best_first.gbfs` with `HeuristicModel.bind`'s h, step
-for step (same order of successors, ties, goal test at generation, counters), which stays the
-reference; tests/test_compiled_search.py holds the two together.
+"""Compiled greedy best-first searches with a learned linear WL heuristic (issue 57 items 1 and 3):
+the grounded task (genplan.planners.grounding) and the WL model are handed to genplan._wlsearch
+once per problem, and the whole search (successors, duplicates, open list, ILG + WL + dot product
+per state) runs in C++ in one call. Each is its genplan.planners.best_first search with
+`HeuristicModel.bind`'s h, step for step (same order of successors, ties, goal test at generation,
+counters), which stays the reference; tests/test_compiled_search.py holds them together:
+
+- `gbfs` (strategy `compiled-gbfs`): best_first.gbfs, eager GBFS;
+- `novelty_gbfs` (`compiled-novelty-gbfs`): best_first.novelty_gbfs, eager GBFS ordered by
+  (novelty given the rounded h, h), its counter `novel` too;
+- `lazy_gbfs` (`compiled-lazy-gbfs`): best_first.lazy_gbfs, lazy GBFS (Fast Downward's lazy_greedy).
+
+Their limits are SearchLimits': expansions and wall time before every expansion (the eager
+searches also every 16 states of a batch, so a wide expansion stops within a fraction of a second
+of the time limit), the process's resident memory every 1024 expansions (reason `memory_limit`).
 
 The WL model is read from wlplan's own save text (the encoder's `to_dict()["generator"]`, wlplan
 2.1.0's Features::save: `colour_hash` per iteration as "c1.c2..." -> colour, `iterations` after
@@ -80,7 +89,26 @@ class CompiledSearch:
 
     def gbfs(self, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
         """Eager GBFS in C++ (`timers`, when a dict: CPU seconds per part, as best_first's `_Clock`)."""
-        out = self._wlsearch_gbfs(limits, timers is not None)
+        return self.search("gbfs", limits, timers)
+
+    def novelty_gbfs(self, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+        """best_first.novelty_gbfs in C++: counters `novel` (generated states that were novel)."""
+        return self.search("novelty_gbfs", limits, timers)
+
+    def lazy_gbfs(self, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+        """best_first.lazy_gbfs in C++."""
+        return self.search("lazy_gbfs", limits, timers)
+
+    def search(self, name: str, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+        """The native search `name` (one of `SEARCHES`) from the initial state, in one call."""
+        from genplan import _wlsearch
+
+        if name not in SEARCHES:
+            raise ValueError(f"unknown compiled search {name!r}; known: {list(SEARCHES)}")
+        inf = float("inf")
+        out = getattr(_wlsearch, name)(self.native, self.wl, float(min(limits.max_expansions, 2.0 ** 62)),
+                                       float(limits.time_limit) if limits.time_limit < inf else 1e300,
+                                       timers is not None, float(limits.memory_limit_mb or 0.0))
         if timers is not None:
             for k, v in out["timers"].items():
                 timers[k] = timers.get(k, 0.0) + v
@@ -88,15 +116,15 @@ class CompiledSearch:
                            generated=out["generated"], evaluated=out["evaluated"],
                            heuristic_calls=out["heuristic_calls"], h_init=out["h_init"] if out["evaluated"] else None,
                            time=out["time"])
+        if "novel" in out:
+            res.counters["novel"] = out["novel"]
         res.counters["prepare_time"] = self.prepare_time
         return res
 
-    def _wlsearch_gbfs(self, limits: SearchLimits, timers: bool) -> dict:
-        from genplan import _wlsearch
 
-        inf = float("inf")
-        return _wlsearch.gbfs(self.native, self.wl, float(min(limits.max_expansions, 2.0 ** 62)),
-                              float(limits.time_limit) if limits.time_limit < inf else 1e300, timers)
+# genplan._wlsearch's searches, CompiledSearch's methods (the strategy kinds that run them:
+# genplan.planners.search.COMPILED)
+SEARCHES = ("gbfs", "novelty_gbfs", "lazy_gbfs")
 
 
 def compiled_gbfs(model, problem, limits: SearchLimits, timers: dict | None = None) -> SearchResult:

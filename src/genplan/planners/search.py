@@ -18,9 +18,10 @@ evaluate the new successors of an expanded state in ONE heuristic call.
   operators); the same limits as `gbfs`.
 - `novelty-gbfs` (`novelty_gbfs`, strategy of the heuristic family): eager GBFS ordered by (novelty
   given the rounded h, h), best-first width search's w_h; the same limits as `gbfs`.
-- `compiled-gbfs` (strategy of the heuristic family): `gbfs` with a linear WL heuristic run in C++,
-  one native call a problem (genplan.planners.compiled, genplan._wlsearch): the same plans and
-  counters as `gbfs`; its time limit counts the grounding and the model's export too.
+- `compiled-gbfs`, `compiled-novelty-gbfs`, `compiled-lazy-gbfs` (strategies of the heuristic
+  family): `gbfs`, `novelty-gbfs` and `lazy-gbfs` with a linear WL heuristic run in C++, one native
+  call a problem (genplan.planners.compiled, genplan._wlsearch): the same plans and counters as
+  their Python searches; their time limit counts the grounding and the model's export too.
 - `descent` (greedy descent): from the current state, move to the successor with the lowest h
   (ties: the first in the successor order), never to a state the descent has entered before
   (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
@@ -38,8 +39,9 @@ evaluate the new successors of an expanded state in ONE heuristic call.
 Limits (`SearchLimits`, the `search` settings of gbfs and descent): `max_expansions` states
 expanded (`node_limit` when reached: the search stops before expanding one more; descent's steps
 count as expansions) and `time_limit` seconds of wall time (`time_limit`), both checked before
-every expansion. An exhausted open list is `dead_end` (GBFS then has proved the problem
-unsolvable).
+every expansion, and `memory_limit_mb`, MiB of the process's resident memory (`memory_limit`;
+unset: unlimited), checked before every 1024th expansion. An exhausted open list is `dead_end`
+(GBFS then has proved the problem unsolvable).
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
 )
 
 _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
+# the compiled kinds -> their native search (genplan.planners.compiled.SEARCHES; that module is
+# imported only when one runs: it loads the grounding and the native code)
+COMPILED = {"compiled-gbfs": "gbfs", "compiled-novelty-gbfs": "novelty_gbfs", "compiled-lazy-gbfs": "lazy_gbfs"}
 KINDS = strategies.run_by("search")  # the strategy table's kinds that this module runs
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
@@ -162,8 +167,9 @@ def _take(action, res: SearchResult, rules: Rules) -> bool:
 
 
 class HeuristicSearchPlanner:
-    """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `novelty-gbfs`, `descent` or
-    `heuristic-greedy` (descent with `Guidance`) for any model with `bind(problem) -> heuristic`.
+    """The planner interface (genplan.planners.base) over `gbfs`, `lazy-gbfs`, `novelty-gbfs`, `descent`,
+    `heuristic-greedy` (descent with `Guidance`) for any model with `bind(problem) -> heuristic`, and
+    the compiled searches (`COMPILED`) for the linear WL heuristics.
     `settings` are the model entry's planning settings: `search` (gbfs and descent's limits), `decode` and `generate`
     (heuristic-greedy's horizon and token cap, `max_tokens` when `generate` has none)."""
 
@@ -179,7 +185,7 @@ class HeuristicSearchPlanner:
 
     def solve(self, problem) -> Attempt:
         start = time.perf_counter()
-        if self.kind == "compiled-gbfs":
+        if self.kind in COMPILED:
             return self._compiled(problem, start)
         try:
             heuristic = self.model.bind(problem, **self.bind_options)
@@ -193,7 +199,7 @@ class HeuristicSearchPlanner:
         return self._attempt(descent(task, heuristic, self.limits, rules), start, rules.horizon)
 
     def _compiled(self, problem, start: float) -> Attempt:
-        """`compiled-gbfs`: the search in one native call, its time limit counting the preparation."""
+        """A compiled search (`COMPILED`): one native call, its time limit counting the preparation."""
         from genplan.planners.compiled import CompiledSearch
 
         try:
@@ -203,7 +209,8 @@ class HeuristicSearchPlanner:
         left = self.limits.time_limit - (time.perf_counter() - start)
         if left <= 0:
             return self._attempt(SearchResult([], "time_limit"), start)
-        return self._attempt(search.gbfs(SearchLimits(self.limits.max_expansions, left)), start)
+        limits = SearchLimits(self.limits.max_expansions, left, self.limits.memory_limit_mb)
+        return self._attempt(search.search(COMPILED[self.kind], limits), start)
 
     def _attempt(self, res: SearchResult, start: float, horizon: int | None = None) -> Attempt:
         elapsed = time.perf_counter() - start
@@ -212,5 +219,7 @@ class HeuristicSearchPlanner:
                            model_calls=res.heuristic_calls, states_expanded=res.expanded, tokens_generated=res.tokens)
         counters = {**res.counters, "generated": res.generated, "evaluated": res.evaluated, "h_init": res.h_init,
                     "max_expansions": self.limits.max_expansions, "time_limit": self.limits.time_limit}
+        if self.limits.memory_limit_mb is not None:
+            counters["memory_limit_mb"] = self.limits.memory_limit_mb
         return Attempt(res.plan, res.reason, elapsed, steps=res.expanded, model_calls=res.heuristic_calls,
                        states_expanded=res.expanded, counters=counters)

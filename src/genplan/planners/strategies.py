@@ -92,6 +92,12 @@ TABLE: tuple[Kind, ...] = (
          "greedy descent: the successor of lowest h, no revisits"),
     Kind("compiled-gbfs", r"compiled-gbfs", _none, "compiled-gbfs", ("compiled-gbfs",), "search",
          "gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; gbfs's limits"),
+    Kind("compiled-novelty-gbfs", r"compiled-novelty-gbfs", _none, "compiled-novelty-gbfs",
+         ("compiled-novelty-gbfs",), "search",
+         "novelty-gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; "
+         "gbfs's limits"),
+    Kind("compiled-lazy-gbfs", r"compiled-lazy-gbfs", _none, "compiled-lazy-gbfs", ("compiled-lazy-gbfs",), "search",
+         "lazy-gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; gbfs's limits"),
 )
 _BY_NAME = {k.name: k for k in TABLE}
 _PATTERNS = {k.name: (k.regex, k.params) for k in TABLE}

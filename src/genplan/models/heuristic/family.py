@@ -3,9 +3,10 @@
 every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
 model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
 on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`), eager GBFS ordered by novelty then h (`novelty-gbfs`) or greedy descent
-(`descent`) over pymimir successors (genplan.planners.search), or eager GBFS in C++ for the linear
-learners (`compiled-gbfs`, genplan.planners.compiled: the same plans as `gbfs`, faster). System `learned_heuristic` in
-tables, the learner as variant.
+(`descent`) over pymimir successors (genplan.planners.search), or, for the linear learners, the
+three GBFS in C++ (`compiled-gbfs`, `compiled-novelty-gbfs`, `compiled-lazy-gbfs`,
+genplan.planners.compiled: the same plans as `gbfs`, `novelty-gbfs` and `lazy-gbfs`, faster).
+System `learned_heuristic` in tables, the learner as variant.
 
 A model entry of the config:
 
@@ -15,7 +16,7 @@ A model entry of the config:
       encoder: {iterations: 2, multiset_hash: true, statics: true, pruning: none}   # pruning: wlplan's (a-m: WL-GOOSE's)
       train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate
       # or train: {data: plans, alpha: 0.01}: the trajectories' plan states (and rank: siblings), no state spaces
-      search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem
+      search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem (memory_limit_mb: MiB)
       seeds: [13]
       strategies: [gbfs, descent]
 """
