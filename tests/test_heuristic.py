@@ -101,6 +101,38 @@ def test_training_summary_counts_states_and_reports_the_goal_residual(ridge, blo
 
 
 @pytest.mark.slow
+def test_a_heuristic_checkpoint_loads_without_torch_to_the_same_model(ridge, blocks, tmp_path):
+    """The learned heuristic plans without torch, so its checkpoint is read without it
+    (genplan.checkpoint_numpy): the same envelope as torch.load's, weights equal to the bit, and a
+    process that loads the model never imports torch (2-3 s of CPU a planner's budget counts)."""
+    import subprocess
+    import sys
+
+    import torch
+
+    from genplan import checkpoint, checkpoint_numpy
+
+    plain, light = checkpoint.read(ridge), checkpoint.read(ridge, numpy_families=("heuristic",))
+    assert isinstance(plain["weights"]["w"], torch.Tensor) and isinstance(light["weights"]["w"], np.ndarray)
+    assert np.array_equal(plain["weights"]["w"].numpy(), light["weights"]["w"])
+    assert plain["weights"]["w"].numpy().dtype == light["weights"]["w"].dtype
+    assert float(plain["weights"]["b"]) == float(light["weights"]["b"])
+    assert all(plain[k] == light[k] for k in ("format", "version", "family", "identity", "config", "vocabulary",
+                                              "training", "summary"))
+    with pytest.raises(checkpoint_numpy.NeedsTorch):  # another family's model: torch reads it
+        checkpoint_numpy.load(ridge, ("transition",))
+    odd = tmp_path / "odd.ckpt"  # a global outside the tensors' own: torch.load decides
+    torch.save({"family": "heuristic", "x": torch.nn.Linear(1, 1)}, odd)
+    with pytest.raises(checkpoint_numpy.NeedsTorch):
+        checkpoint_numpy.load(odd, ("heuristic",))
+    code = ("import sys; from genplan.solve_setup import load_model; "
+            f"m = load_model({str(ridge)!r}, {str(blocks / 'problems' / 'domain.pddl')!r}); "
+            "print(m.family, 'torch' in sys.modules)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.split() == ["heuristic", "False"], res.stderr[-2000:]
+
+
+@pytest.mark.slow
 def test_inference_features_equal_training_features_and_h_is_small_at_the_goal(ridge, blocks):
     from wlplan.data import DomainDataset
 

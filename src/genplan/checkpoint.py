@@ -49,17 +49,36 @@ def save(path: str | Path, ckpt: dict) -> None:
     atomic.write_bytes(path, buf.getvalue())
 
 
-def read(path: str | Path) -> dict:
-    """The envelope of a checkpoint file, after checking its format, version and fields."""
-    import torch
-
+def read(path: str | Path, numpy_families: tuple[str, ...] = ()) -> dict:
+    """The envelope of a checkpoint file, after checking its format, version and fields. A model of one
+    of `numpy_families` is read without torch where genplan.checkpoint_numpy can (its tensors then
+    numpy arrays); every other file with torch.load."""
     path = Path(path)
     if not path.is_file():
         raise GenplanError("checkpoint not found", path)
+    ckpt = _without_torch(path, numpy_families) if numpy_families else None
+    return _checked(ckpt if ckpt is not None else _with_torch(path), path)
+
+
+def _without_torch(path: Path, families: tuple[str, ...]):
+    from genplan import checkpoint_numpy
+
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        return checkpoint_numpy.load(path, families)
+    except checkpoint_numpy.NeedsTorch:
+        return None
+
+
+def _with_torch(path: Path):
+    import torch
+
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError, OSError) as exc:
         raise GenplanError(f"corrupt or not a genplan checkpoint ({type(exc).__name__})", path) from None
+
+
+def _checked(ckpt, path: Path) -> dict:
     fmt = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
     if fmt != FORMAT:
         raise GenplanError(f"unknown checkpoint format {fmt!r} (expected {FORMAT!r})", path)

@@ -16,15 +16,18 @@ from genplan.errors import GenplanError
 def load_model(checkpoint: str | Path, domain: str | Path, threads: int = 1):
     """The model of `checkpoint`, any family; GenplanError unless it was trained on `domain`.
     Planning makes small model calls: one torch thread is fastest (measured 18x faster than two on
-    a loaded 2-core machine); XGBoost boosters load with one thread too."""
-    import torch
+    a loaded 2-core machine); XGBoost boosters load with one thread too. A family that plans without
+    torch (the learned heuristic) loads without importing it (genplan.checkpoint_numpy)."""
+    import sys
 
     from genplan.registry import load_model as _load
 
-    torch.set_num_threads(threads)
     if not Path(checkpoint).is_file():
         raise GenplanError("model checkpoint not found", checkpoint)
-    return _load(checkpoint, expect_domain=domain_key(domain))
+    model = _load(checkpoint, expect_domain=domain_key(domain))
+    if "torch" in sys.modules:  # before the model's first call
+        sys.modules["torch"].set_num_threads(threads)
+    return model
 
 
 def check_strategy_early(strategy: str | None) -> None:

@@ -68,7 +68,8 @@ class HeuristicModel:
 
             return cls(envelope, encoder, learner, booster=booster_from_bytes(weights, threads=1))
         try:
-            w = np.asarray(weights["w"].double().numpy(), dtype=np.float64)
+            w = weights["w"]  # an array read without torch (genplan.checkpoint_numpy), or a tensor
+            w = np.asarray(w if isinstance(w, np.ndarray) else w.double().numpy(), dtype=np.float64)
             b = float(weights["b"])
         except (KeyError, AttributeError, TypeError) as exc:
             raise GenplanError(f"corrupt checkpoint: linear weights missing ({exc})", path) from None
