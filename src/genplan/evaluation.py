@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from genplan import atomic, manifest, resume, stored_plans, tables
@@ -65,13 +66,20 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
     planned at once, each worker process loading `checkpoint` (genplan.parallel_eval; not with `model`);
     the same records in the manifest's order. The problems a killed run of the same job finished
-    (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again. `count_loading` (the `genplan evaluate` command, a process of its own): each
-    row's counters get `load_time`, the seconds from the process's start to its planner being ready
-    (a worker's own, with `jobs` > 1), so that a budget can count loading as Fast Downward's wall time
+    (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again.
+    `count_loading` (the `genplan evaluate` command, a process of its own): each row's counters get
+    `load_time`, what a planner started for that one problem would pay before reading it: the process's
+    age when this function starts (interpreter, imports, the command line) plus the seconds of loading
+    the model and making its planner (a worker's own age at that point, with `jobs` > 1); the job's
+    checks of the whole split (plans table, every problem parsed, the resume keys) are not counted, each
+    problem's own parsing is in its `time`. A budget can then count loading as Fast Downward's wall time
     does (genplan.report.ipc_scores); in a longer-lived process the age would not be loading."""
+    started, importing = process_age() if count_loading else None, time.perf_counter()
     from genplan.domains import domain_key
     from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
+
+    imported = time.perf_counter() - importing
 
     if jobs < 1 or (jobs > 1 and model is not None):
         raise ValueError(f"jobs must be at least 1 and 1 for a model held in memory, not {jobs}")
@@ -94,11 +102,13 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         raise GenplanError(f"{len(malformed)} problem(s) of split {split!r} malformed or unreadable, nothing "
                            "evaluated (fix or regenerate them): " + "; ".join(map(str, malformed.values())))
     resumable = model is None  # a model held in memory: the checkpoint's hash need not describe it
+    loading = time.perf_counter()
     model = model if model is not None else load_model(checkpoint, domain)
     if planner is None:
         strategy = resolve_strategy(model, strategy)
         planner = make_planner(model, strategy, settings)
-    load_time = process_age() if count_loading and jobs == 1 else None
+    loaded = time.perf_counter() - loading  # the model and its planner
+    load_time = started + imported + loaded if started is not None and jobs == 1 else None
     common = {
         # resolved: a relative --benchmark-dir `bench` has the parent '.', an empty benchmark column
         "benchmark": benchmark or benchmark_dir.resolve().parent.name, "domain": domain_key(domain), "split": split,
