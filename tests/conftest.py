@@ -78,12 +78,28 @@ def smoke_run(tmp_path_factory) -> Path:
 
 # The suite runs on two workers (pytest-xdist, `-n 2` in pyproject.toml's addopts). The scheduler
 # below keeps each test module on one worker, so that its module-scoped fixtures run once, and sends
-# the modules that use the session's smoke run (SMOKE_MODULES) to one worker together, so that the
-# smoke configuration runs once; the SLURM cluster's run, which mostly waits on the scheduler, then
-# overlaps with the rest of the suite. (xdist's own `--dist loadgroup` does not group under pytest 9:
-# the group it appends to a test's id is lost.)
-SMOKE_MODULES = {"tests/test_workflow.py", "tests/test_sixth_family.py", "tests/test_slurm.py",
-                 "tests/test_stored_plans.py"}
+# the tests that use the session's smoke run (SMOKE_SCOPE: whole modules, or single tests of a module
+# named `module::test`) to one worker together, so that the smoke configuration runs once; the SLURM
+# cluster's run, which mostly waits on the scheduler, then overlaps with the rest of the suite. The
+# smoke scope, the longest by far, is handed out first and the known-long modules (LONG_MODULES) next,
+# so that no long module starts last and runs alone at the end. (xdist's own `--dist loadgroup` does
+# not group under pytest 9: the group it appends to a test's id is lost.)
+SMOKE_SCOPE = {"tests/test_sixth_family.py", "tests/test_slurm.py", "tests/test_stored_plans.py",
+               "tests/test_workflow.py::test_smoke_run_end_to_end",
+               "tests/test_workflow.py::test_every_family_summary_holds_what_the_reports_read",
+               "tests/test_workflow.py::test_rerun_does_nothing_and_tables_regenerate_from_files"}
+# the modules over about 40 s, longest first (one worker on a loaded machine, 2026-11-29: 50-140 s each;
+# the smoke scope about 700 s with the SLURM tests), handed out before the rest
+LONG_MODULES = ("tests/test_symt_trained.py", "tests/test_bad_inputs.py", "tests/test_committed_plans.py",
+                "tests/test_workflow.py", "tests/test_diffusion.py", "tests/test_heuristic.py", "tests/test_plangpt.py",
+                "tests/test_gpu_check.py")
+
+
+def scope_of(nodeid: str) -> str:
+    """The scheduler's unit of a test: "smoke" for the smoke run's users, else the test's module."""
+    module, _, rest = nodeid.partition("::")
+    name = rest.split("[", 1)[0]
+    return "smoke" if module in SMOKE_SCOPE or f"{module}::{name}" in SMOKE_SCOPE else module
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -91,16 +107,21 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return "smoke" if module in SMOKE_MODULES else module
+            return scope_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # the longest units first (the queue comes ordered by number of tests): the smoke run's, then LONG_MODULES
+            for scope in reversed(("smoke", *LONG_MODULES)):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    """A module that uses the smoke run but is not in SMOKE_MODULES would run it a second time on the
-    other worker: refused, naming the module."""
+    """A test that uses the smoke run outside SMOKE_SCOPE would run it a second time on the other
+    worker: refused, naming the test."""
     for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        if "smoke_run" in getattr(item, "fixturenames", ()) and module not in SMOKE_MODULES:
-            raise pytest.UsageError(f"{module} uses the smoke_run fixture: add it to SMOKE_MODULES in tests/conftest.py")
+        if "smoke_run" in getattr(item, "fixturenames", ()) and scope_of(item.nodeid) != "smoke":
+            raise pytest.UsageError(f"{item.nodeid} uses the smoke_run fixture: add it to SMOKE_SCOPE in tests/conftest.py")
