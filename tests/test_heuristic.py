@@ -342,7 +342,10 @@ def test_solve_ended_by_a_signal_leaves_nothing_behind(blocks, ridge, tmp_path, 
     proc = subprocess.Popen([sys.executable, "-m", "genplan", "solve", "--model", str(ridge), str(bench / "domain.pddl"),
                              str(problem), "--strategy", "gbfs", "--out", str(out), "--settings",
                              json.dumps({"search": {"max_expansions": 10**7, "time_limit": 60}})],
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)},
+                            # Ctrl-C's disposition as in a user's shell: a runner started in the background
+                            # (nohup, `&`) ignores SIGINT, its children inherit that, and the search ran its 60 s
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     for line in proc.stderr:  # the search starts after the settings' log line
         lines.append(line)
