@@ -41,7 +41,10 @@ SMOKE = "workflow/configs/smoke.yaml"
 # GPU-family and one CPU-family model (tests/slurm-smoke.yaml): every stage (problems to the reports, a
 # `train_model` and a `train_model_cpu` job), 22 SLURM jobs, so that the file stays within a few minutes
 # `--cores 2`: the profiles' group jobs (8 evaluation jobs side by side) fit the one-node cluster of this machine
-SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]", "--cores", "2"]
+SMOKE_ARGS = ["--configfile", SMOKE, "tests/slurm-smoke.yaml", "--config", "domains=[gripper]", "--cores", "2",
+              # a one-node cluster answers at once: job states every 2 s, the first 1 s after submission (the
+              # profile's 5 and Snakemake's 10 are for shared clusters; squeue's MinJobAge covers shorter ones)
+              "--seconds-between-status-checks", "2", "--slurm-init-seconds-before-status-checks", "1"]
 # the profiles' `groups` and `group-components`; the plugin logs a group job under group_<group>_<its rules>
 EVAL_GROUP, EVAL_GROUP_SIZE = "group_evaluation_evaluate_model", 8
 # the only keys in which the test profile may differ from the site profile
