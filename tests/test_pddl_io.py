@@ -25,6 +25,26 @@ def test_round_trip_through_pddl_text(tmp_path):
     assert ("handempty",) in task.init
 
 
+def test_problems_parsed_from_threads_are_the_problems_parsed_one_by_one(tmp_path):
+    """parse_problem keeps one pddl parser a thread (its grammar is slow to build): problems parsed side by
+    side from threads, as Fast Downward's pool does, are each their own (no objects of another)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    dom = parse_domain(domain_file("blocks"))
+    paths = []
+    for n in range(2, 14):
+        names = [f"b{i}" for i in range(n)]
+        init = [("clear", names[0]), ("handempty",), *[("on", a, b) for a, b in zip(names, names[1:])],
+                ("ontable", names[-1])]
+        path = tmp_path / f"p{n}.pddl"
+        path.write_text(problem_to_pddl(f"p{n}", dom.name, names, init, [("on", names[-1], names[0])]))
+        paths.append(path)
+    alone = [parse_problem(p, dom) for p in paths]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda p: parse_problem(p, dom), paths * 8))
+    assert together == alone * 8
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,18 +202,20 @@ def _atom(pred: Predicate) -> Atom:
     return (str(pred.name).lower(), *(str(t.name).lower() for t in pred.terms))
 
 
+_PARSERS = threading.local()  # one parser a thread: Fast Downward's pool calls parse_problem from threads
+
+
 def _problem_parser() -> ProblemParser:
-    """The pddl package's problem parser, its Lark grammar built once per process (a new ProblemParser
+    """The pddl package's problem parser, its Lark grammar built once per thread (a new ProblemParser
     builds it anew: about 0.06 s of CPU, longer than parsing a small problem), with a new transformer
-    for each text (the transformer keeps the objects of the problem it last read)."""
-    parser = _lark_problem_parser()
+    for each text (the transformer keeps the objects of the problem it last read). Per thread, not per
+    process: the parser and its transformer are state that two threads must not share
+    (genplan.stages.fast_downward.run_pool's workers parse problems side by side)."""
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = ProblemParser()
     parser._transformer = type(parser._transformer)()
     return parser
-
-
-@functools.cache
-def _lark_problem_parser() -> ProblemParser:
-    return ProblemParser()
 
 
 def parse_problem(path: str | Path, domain: DomainInfo) -> Task:

@@ -50,7 +50,7 @@ def _declared_types(path: str, mtime: float, size: int) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=256)
 def _problem_types(path: str, mtime: float, size: int) -> dict[str, str]:
-    from genplan.pddl_io import _problem_parser  # the grammar built once per process
+    from genplan.pddl_io import _problem_parser  # the grammar built once per thread
 
     try:
         problem = _problem_parser()(read_text(path, "PDDL problem"))
