@@ -95,8 +95,12 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_same_seed_same_weights_as_before_the_step_rework(name, files, tmp_path):
-    expected = json.loads(FIXTURE.read_text())["models"][name]
-    assert digests(name, files, tmp_path) == expected
+    """The bytes of float training depend on the CPU's kernels (the code of 0e672c7 gives other digests on an
+    AVX512 AMD EPYC than on the machine that first wrote the fixture), so the fixture holds the old code's
+    digests for each kind of machine it was run on, and today's code must give one of them exactly."""
+    fixture = json.loads(FIXTURE.read_text())
+    expected = [fixture["models"][name]] + [m["models"][name] for m in fixture.get("also_written", [])]
+    assert digests(name, files, tmp_path) in expected
 
 
 if __name__ == "__main__":  # --write: record the fixture with the genplan on the path
