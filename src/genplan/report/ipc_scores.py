@@ -156,26 +156,26 @@ def learned_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> li
         if where["benchmark"] != benchmark or where["split"] not in levels:
             continue
         rows = read_evaluation(path)
-        limits = {json.loads(r["counters"] or "{}").get("time_limit") for r in rows} - {None}
+        counters = [json.loads(r["counters"] or "{}") for r in rows]  # read once a row
+        limits = {c.get("time_limit") for c in counters} - {None}
         if len(limits) > 1:
             raise GenplanError(f"rows declare different time limits {sorted(limits)}: one run, one budget", path)
         first = rows[0] if rows else {"system": "", "variant": ""}
-        loads = [json.loads(r["counters"] or "{}").get("load_time") for r in rows if r["time"] not in ("", None)]
+        timed = [(r, c.get("load_time")) for r, c in zip(rows, counters)]
         run = Run(where["domain"], where["split"], first["system"], first["variant"], where["model"],
                   where["strategy"], where["seed"], float(limits.pop()) if limits else None, None, str(path),
                   refused=sum(r["reason"] == "refused" for r in rows),
-                  loading_counted=all(x is not None for x in loads))
+                  loading_counted=all(load is not None for r, load in timed if r["time"] not in ("", None)))
         out.append((run, [{"problem": r["problem"], "solved": r["solved"] == "yes", "cost": r["plan_length"],
-                           "time": _with_loading(r)} for r in rows]))
+                           "time": _with_loading(r["time"], load)} for r, load in timed]))
     return out
 
 
-def _with_loading(row: dict) -> str:
+def _with_loading(time: str | None, load: float | None) -> str | None:
     """A learned row's seconds with its process's loading (`load_time`) added, where recorded."""
-    load = json.loads(row["counters"] or "{}").get("load_time")
-    if row["time"] in ("", None) or load is None:
-        return row["time"]
-    return f"{float(row['time']) + float(load):.4f}"
+    if time in ("", None) or load is None:
+        return time
+    return f"{float(time) + float(load):.4f}"
 
 
 def budgets(results: Path, benchmark: str = BENCHMARK) -> list[float]:
