@@ -122,6 +122,25 @@ def fastest(n: int, search, *args, **kwargs) -> dict:
     return max(runs, key=lambda r: r["expanded"] / max(r["time"], 1e-9))
 
 
+def rate(run: dict) -> float:
+    """Expansions per second of a timed run (`fastest`'s dict)."""
+    return run["expanded"] / max(run["time"], 1e-9)
+
+
+def trained_problems(a, lines: list[str]):
+    """Per domain of `a.domains`: train ridge from `a.train` plans (a line on it appended to `lines` and
+    printed), then yield (domain name, problem name, model, domain file, problem file) for each of `a.problems`."""
+    for dom in a.domains:
+        with tempfile.TemporaryDirectory(prefix="genplan-speed-") as tmp:
+            t = time.perf_counter()
+            model, summary = train_from_plans(a.benchmark / dom, Path(tmp) / dom, a.train, a.pruning)
+            lines.append(f"# {dom}: trained on {summary['train_problems']} plans ({summary['plan_states']} states, "
+                         f"{summary['feature_dim']} features) in {time.perf_counter() - t:.1f} s")
+            print(lines[-1], flush=True)
+            for name in a.problems:
+                yield dom, name, model, a.benchmark / dom / "domain.pddl", a.benchmark / dom / "testing" / f"{name}.pddl"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--domains", nargs="+", default=["blocksworld", "ferry", "miconic", "transport"])
@@ -146,31 +165,22 @@ def main(argv=None) -> int:
     print("\n".join(lines), flush=True)
     total = {k: 0.0 for k in PARTS}
     ratios = []
-    for dom in a.domains:
-        with tempfile.TemporaryDirectory(prefix="genplan-speed-") as tmp:
-            t = time.perf_counter()
-            model, summary = train_from_plans(a.benchmark / dom, Path(tmp) / dom, a.train, a.pruning)
-            lines.append(f"# {dom}: trained on {summary['train_problems']} plans ({summary['plan_states']} states, "
-                         f"{summary['feature_dim']} features) in {time.perf_counter() - t:.1f} s")
-            print(lines[-1], flush=True)
-            for name in a.problems:
-                problem = a.benchmark / dom / "testing" / f"{name}.pddl"
-                domain = a.benchmark / dom / "domain.pddl"
-                o = fastest(a.repeat, ours, model, domain, problem, a.expansions, a.time_limit)
-                lz = fastest(a.repeat, ours, model, domain, problem, a.expansions, a.time_limit, lazy=True)
-                f = fastest(a.repeat, fast_downward, domain, problem, a.time_limit)
-                ro, rf = o["expanded"] / max(o["time"], 1e-9), f["expanded"] / max(f["time"], 1e-9)
-                ratio = rf / ro if ro else float("inf")
-                ratios.append(ratio)
-                spent = sum(o["parts"].values()) or 1.0
-                for k in PARTS:
-                    total[k] += o["parts"][k]
-                lines.append(f"  {dom:12s} {name:11s} {o['expanded']:8d} {o['time']:6.2f} {ro:10.0f} {f['expanded']:8d} "
-                             f"{f['time']:6.2f} {rf:8.0f} {ratio:6.1f} {lz['expanded'] / max(lz['time'], 1e-9):10.0f} "
-                             f"{1e6 * o['time'] / max(o['evaluated'], 1):7.0f} {1e6 * f['time'] / max(f['evaluated'], 1):10.1f} "
-                             f"{o['reason']:>10s} {f['reason']:>7s} | "
-                             + " ".join(f"{100 * o['parts'][k] / spent:4.0f}" for k in PARTS))
-                print(lines[-1], flush=True)
+    for dom, name, model, domain, problem in trained_problems(a, lines):
+        o = fastest(a.repeat, ours, model, domain, problem, a.expansions, a.time_limit)
+        lz = fastest(a.repeat, ours, model, domain, problem, a.expansions, a.time_limit, lazy=True)
+        f = fastest(a.repeat, fast_downward, domain, problem, a.time_limit)
+        ro, rf = rate(o), rate(f)
+        ratio = rf / ro if ro else float("inf")
+        ratios.append(ratio)
+        spent = sum(o["parts"].values()) or 1.0
+        for k in PARTS:
+            total[k] += o["parts"][k]
+        lines.append(f"  {dom:12s} {name:11s} {o['expanded']:8d} {o['time']:6.2f} {ro:10.0f} {f['expanded']:8d} "
+                     f"{f['time']:6.2f} {rf:8.0f} {ratio:6.1f} {rate(lz):10.0f} "
+                     f"{1e6 * o['time'] / max(o['evaluated'], 1):7.0f} {1e6 * f['time'] / max(f['evaluated'], 1):10.1f} "
+                     f"{o['reason']:>10s} {f['reason']:>7s} | "
+                     + " ".join(f"{100 * o['parts'][k] / spent:4.0f}" for k in PARTS))
+        print(lines[-1], flush=True)
     spent = sum(total.values()) or 1.0
     lines.append("# all problems, ours' time, %: " + ", ".join(f"{k} {100 * v / spent:.0f}" for k, v in total.items()))
     if ratios:

@@ -26,11 +26,10 @@ import argparse
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from search_speed import IPC, fast_downward, fastest, ours, train_from_plans
+from search_speed import IPC, fast_downward, fastest, ours, rate, trained_problems
 
 DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
            "transport")
@@ -118,32 +117,21 @@ def main(argv=None) -> int:
              f"{'FD us/eval':>10s} {'python exp/s':>12s} {'ours end':>10s} {'FD end':>7s} | compiled time, %: "
              + " ".join(PARTS)]
     print("\n".join(lines), flush=True)
-    for dom in a.domains:
-        with tempfile.TemporaryDirectory(prefix="genplan-speed-") as tmp:
-            t = time.perf_counter()
-            model, trained = train_from_plans(a.benchmark / dom, Path(tmp) / dom, a.train, a.pruning)
-            lines.append(f"# {dom}: trained on {trained['train_problems']} plans ({trained['plan_states']} states, "
-                         f"{trained['feature_dim']} features) in {time.perf_counter() - t:.1f} s")
-            print(lines[-1], flush=True)
-            for name in a.problems:
-                problem = a.benchmark / dom / "testing" / f"{name}.pddl"
-                domain = a.benchmark / dom / "domain.pddl"
-                o = fastest(a.repeat, compiled, model, domain, problem, a.expansions, a.time_limit)
-                f = fastest(a.repeat, fast_downward, domain, problem, a.time_limit)
-                ro, rf = o["expanded"] / max(o["time"], 1e-9), f["expanded"] / max(f["time"], 1e-9)
-                ratio = rf / ro if ro else float("inf")
-                py = ""
-                if a.python:
-                    p = fastest(1, ours, model, domain, problem, min(a.expansions, 2000), a.time_limit)
-                    rp = p["expanded"] / max(p["time"], 1e-9)
-                    py = f"{rp:.0f}"
-                spent = sum(o["parts"].values()) or 1.0
-                lines.append(f"  {dom:12s} {name:11s} {o['actions']:7d} {o['prep']:6.2f} {o['expanded']:8d} "
-                             f"{o['time']:6.2f} {ro:10.0f} {f['expanded']:8d} {f['time']:6.2f} {rf:8.0f} {ratio:7.2f} "
-                             f"{1e6 * o['time'] / max(o['evaluated'], 1):7.1f} "
-                             f"{1e6 * f['time'] / max(f['evaluated'], 1):10.1f} {py:>12s} {o['reason']:>10s} "
-                             f"{f['reason']:>7s} | " + " ".join(f"{100 * o['parts'][k] / spent:4.0f}" for k in PARTS))
-                print(lines[-1], flush=True)
+    for dom, name, model, domain, problem in trained_problems(a, lines):
+        o = fastest(a.repeat, compiled, model, domain, problem, a.expansions, a.time_limit)
+        f = fastest(a.repeat, fast_downward, domain, problem, a.time_limit)
+        ro, rf = rate(o), rate(f)
+        ratio = rf / ro if ro else float("inf")
+        py = ""
+        if a.python:
+            py = f"{rate(fastest(1, ours, model, domain, problem, min(a.expansions, 2000), a.time_limit)):.0f}"
+        spent = sum(o["parts"].values()) or 1.0
+        lines.append(f"  {dom:12s} {name:11s} {o['actions']:7d} {o['prep']:6.2f} {o['expanded']:8d} "
+                     f"{o['time']:6.2f} {ro:10.0f} {f['expanded']:8d} {f['time']:6.2f} {rf:8.0f} {ratio:7.2f} "
+                     f"{1e6 * o['time'] / max(o['evaluated'], 1):7.1f} "
+                     f"{1e6 * f['time'] / max(f['evaluated'], 1):10.1f} {py:>12s} {o['reason']:>10s} "
+                     f"{f['reason']:>7s} | " + " ".join(f"{100 * o['parts'][k] / spent:4.0f}" for k in PARTS))
+        print(lines[-1], flush=True)
     lines += summary([line for line in lines if line.startswith("  ")])
     print("\n".join(lines[-5:]))
     if a.out:
