@@ -119,7 +119,7 @@ def test_coverage_quality_and_agile_by_hand(results):
     assert learned["memory_mb"] == "" and levels[("ferry", "FD LAMA-first")]["memory_mb"] == "8192"
     assert levels[("ferry", "FD LAMA-first")]["over_budget"] == "1" and levels[("ferry", "FD LAMA-first")]["loading"] == "counted"
     assert learned["over_budget"] == "0" and learned["loading"] == "not measured"  # rows without load_time
-    assert "| wl_ridge · gbfs | 100 s, loading not measured |" in (results / "tables" / "ipc2023-levels.md").read_text()
+    assert "| wl_ridge · gbfs | learned | 100 s, loading not measured |" in (results / "tables" / "ipc2023-levels.md").read_text()
 
 
 def test_the_budget_counts_a_learned_planners_loading(results):
@@ -238,7 +238,7 @@ def test_a_planner_that_cannot_read_the_domain_says_so_in_the_table(results):
     build_report("ipc2023", results, results)
     row = next(r for r in _rows(results / "tables" / "ipc2023-levels.csv") if r["model"] == "symt_e")
     assert (row["solved"], row["refused"], row["budget_s"]) == ("0", "all", "")  # refused, no budget: no error
-    assert "| ferry | easy | symt_e · gbfs | none declared | 0/2 (refused all) |" in \
+    assert "| ferry | easy | symt_e · gbfs | learned | none declared | 0/2 (refused all) |" in \
         (results / "tables" / "ipc2023-levels.md").read_text()
 
 
@@ -322,5 +322,31 @@ def test_the_versus_heading_counts_easy_and_medium_apart_where_a_domain_ran_hard
     write_versus(rows, runs, Layout(str(tmp_path)))
     text = (tmp_path / "tables" / "ipc2023-learned-vs-lama.md").read_text()
     planner = rows[0]["planner"]
-    assert f"{planner}: at least LAMA-first's coverage in 1 of 2 domains" in text
+    assert f"{planner}: at least LAMA-first's coverage in 1 of 2 domains (solved 12 against LAMA-first's 11)" in text
     assert f"on the easy and medium levels alone: {planner}: at least LAMA-first's coverage in 2 of 2 domains" in text
+
+
+def test_a_hybrid_planner_is_labelled_and_counted_apart_from_the_pure_learned_ones(tmp_path):
+    """A strategy named hybrid (a learned heuristic beside a classical one) is `hybrid` in column search
+    of every table, its versus rows after the pure learned planners', its count a sentence of its own."""
+    from genplan.paths import Layout
+    from genplan.report import ipc_scores
+    from genplan.report.papers.ipc2023 import level_rows, versus_rows, write_versus
+
+    def run(system, variant, model, strategy, solved):
+        r = ipc_scores.Run("ferry", "easy", system, variant, model, strategy, "1" if model else "", 60.0, None, "x")
+        r.scores = {f"p{i}": (i < solved, 1.0, 1.0, 1.0) for i in range(3)}
+        return r
+
+    runs = [run("fast_downward", "lama_first", "", "", 2), run("learned_heuristic", "rank", "h", "compiled-hybrid-ff-gbfs", 3),
+            run("learned_heuristic", "rank", "h", "compiled-gbfs", 1)]
+    assert [r.search for r in runs] == ["classical", "hybrid", "learned"]
+    rows = versus_rows(runs)
+    assert [(r["strategy"], r["search"]) for r in rows] == [("compiled-gbfs", "learned"), ("compiled-hybrid-ff-gbfs", "hybrid")]
+    assert {r["planner"]: r["search"] for r in level_rows(runs)} == {
+        "FD LAMA-first": "classical", "h · compiled-hybrid-ff-gbfs": "hybrid", "h · compiled-gbfs": "learned"}
+    write_versus(rows, runs, Layout(str(tmp_path)))
+    text = (tmp_path / "tables" / "ipc2023-learned-vs-lama.md").read_text()
+    assert ("h · compiled-gbfs: at least LAMA-first's coverage in 0 of 1 domains (solved 1 against LAMA-first's 2); "
+            "h · compiled-hybrid-ff-gbfs (hybrid: learned and classical heuristics): at least LAMA-first's coverage "
+            "in 1 of 1 domains (solved 3 against LAMA-first's 2)") in text

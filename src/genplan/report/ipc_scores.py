@@ -82,10 +82,24 @@ class Run:
     scores: dict[str, tuple[bool, float, float, float | None]] = field(default_factory=dict)
 
     @property
+    def search(self) -> str:
+        """What guides the search: `classical` (Fast Downward's configurations), `hybrid` (a learned
+        heuristic beside a classical one, strategies named so), `learned` (the learned heuristic or
+        policy alone: a pure learned planner)."""
+        return search_kind(self.system, self.strategy)
+
+    @property
     def planner(self) -> str:
         if self.system == FD:
             return CLASSICAL.get(self.variant, f"FD {self.variant}")
         return f"{self.model} · {self.strategy}"
+
+
+def search_kind(system: str, strategy: str) -> str:
+    """Run.search of a run of `system` with `strategy`."""
+    if system == FD:
+        return "classical"
+    return "hybrid" if "hybrid" in strategy else "learned"
 
 
 def agile(seconds: float, budget: float) -> float:
@@ -271,7 +285,8 @@ def summarise(runs: list[Run], keys: tuple[str, ...]) -> list[dict]:
                 sums[1] += solved
                 sums[2] += q
                 sums[3] += a
-        row = {**dict(zip(keys + IDENTITY, key)), "planner": rs[0].planner, "n_seeds": len(per_seed),
+        row = {**dict(zip(keys + IDENTITY, key)), "planner": rs[0].planner, "search": rs[0].search,
+               "n_seeds": len(per_seed),
                "n_problems": max(s[0] for s in per_seed.values()),
                "levels": [lv for lv in LEVELS if any(r.level == lv for r in rs)],
                "budget_s": sorted({r.budget for r in rs if r.budget is not None}),

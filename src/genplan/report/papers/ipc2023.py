@@ -19,6 +19,11 @@ Outputs (genplan.report.registry):
   WL-GOOSE (1800 s) solved fewer problems than LAMA (`published_short_of_lama`);
 - figures/ipc2023-coverage-time.{png,pdf}: problems solved against time per planner (genplan.report.ipc_figure).
 
+Every table's column `search` (genplan.report.ipc_scores.Run.search) tells a pure learned planner
+(`learned`) from a hybrid (`hybrid`: a learned heuristic beside a classical one, a strategy named so)
+and from Fast Downward (`classical`); the versus table lists the hybrids after the pure learned
+planners and counts them apart, each planner's count with its problems solved summed beside LAMA-first's.
+
 Without results of the benchmark (a configuration that does not run it) the tables hold the anchors
 only and say so, and the figure says "no results"."""
 
@@ -33,13 +38,13 @@ from genplan.report.published import ipc2023_anchors
 
 BENCHMARK, LEVELS = ipc_scores.BENCHMARK, ipc_scores.LEVELS
 TOTAL = "total"
-LEVEL_COLUMNS = ["benchmark", "domain", "level", "planner", "system", "variant", "model", "strategy", "budget_s",
+LEVEL_COLUMNS = ["benchmark", "domain", "level", "planner", "search", "system", "variant", "model", "strategy", "budget_s",
                  "memory_mb", "n_seeds", "n_problems", "solved", "solved_std", "coverage", "quality", "quality_std",
                  "agile", "agile_std", "refused", "loading", "over_budget"]
-DOMAIN_COLUMNS = ["benchmark", "domain", "kind", "planner", "system", "variant", "model", "strategy", "levels",
+DOMAIN_COLUMNS = ["benchmark", "domain", "kind", "planner", "search", "system", "variant", "model", "strategy", "levels",
                   "budget_s", "memory", "hardware", "n_seeds", "n_problems", "solved", "solved_std", "quality",
                   "quality_std", "agile", "agile_std", "refused", "loading", "over_budget", "source"]
-VERSUS_COLUMNS = ["benchmark", "domain", "planner", "system", "variant", "model", "strategy", "levels", "budget_s",
+VERSUS_COLUMNS = ["benchmark", "domain", "planner", "search", "system", "variant", "model", "strategy", "levels", "budget_s",
                   "loading", "n_problems", "solved", "lama_first_solved", "lama_first_over_budget", "at_least_lama_first"]
 LAMA = "lama_first"
 OURS_HARDWARE = "our run (the configuration's machine)"
@@ -77,7 +82,7 @@ def _anchor(a: dict) -> dict:
     measured = {"solved": a["value"]} if a["metric"] == "coverage" else {"quality": a["value"]}
     empty = dict.fromkeys(("solved", "solved_std", "quality", "quality_std", "agile", "agile_std"))
     return {**empty, **measured, "benchmark": BENCHMARK, "domain": a["domain"], "kind": "published",
-            "planner": ANCHOR_NAMES.get(a["system"], a["system"]), "system": a["system"], "variant": "",
+            "planner": ANCHOR_NAMES.get(a["system"], a["system"]), "search": "", "system": a["system"], "variant": "",
             "model": "", "strategy": "", "levels": "+".join(LEVELS), "budget_s": f"{a['budget_s']:g}", "refused": "",
             "memory": a["memory"], "hardware": a["hardware"], "n_seeds": "", "n_problems": a["out_of"],
             "loading": "", "over_budget": "",
@@ -124,6 +129,12 @@ BUDGET_RULE = ("A problem counts solved when a VAL-valid plan was found within t
                "`load_time`: its time is the problem's own.")
 
 
+# what column `search` says (genplan.report.ipc_scores.Run.search)
+SEARCH_NOTE = ("Column search: classical (Fast Downward), learned (a pure learned planner: the learned model alone "
+               "guides the search), hybrid (a learned heuristic beside a classical one, e.g. a dual queue with hFF; "
+               "counted apart from the pure learned planners). ")
+
+
 def budget_phrase(runs: list[ipc_scores.Run]) -> str:
     """"ours at 60 s per problem" (every declared budget of the runs), or that there are no results."""
     budgets = sorted({r.budget for r in runs if r.budget is not None})
@@ -141,10 +152,10 @@ def _markdown(title: str, headers: list[str], rows: list[list[str]], notes: str)
 def write_levels(rows: list[dict], runs, lay: Layout) -> list[Path]:
     csv_path, md_path = Path(lay.table("ipc2023-levels", "csv")), Path(lay.table("ipc2023-levels", "md"))
     tables.write_csv(csv_path, [{k: _num(r[k], 4) for k in LEVEL_COLUMNS} for r in rows], LEVEL_COLUMNS)
-    md_rows = [[r["domain"], r["level"], r["planner"], _budget(r), _solved(r), str(r["over_budget"] or ""),
+    md_rows = [[r["domain"], r["level"], r["planner"], r["search"], _budget(r), _solved(r), str(r["over_budget"] or ""),
                 _cell(r["quality"], r["quality_std"], 2), _cell(r["agile"], r["agile_std"], 2), str(r["n_seeds"])]
                for r in rows]
-    notes = ("Per domain and level: solved (VAL-valid) out of the level's problems, IPC quality (best known cost / "
+    notes = (SEARCH_NOTE + "Per domain and level: solved (VAL-valid) out of the level's problems, IPC quality (best known cost / "
              "plan cost, summed over the problems) and agile score (1 - log t / log T, T the run's budget; summed). "
              "Learned planners: mean±std over seeds. " + BUDGET_RULE
              + ("" if rows else f"\n\n{budget_phrase(runs).capitalize()}."))
@@ -157,15 +168,15 @@ def write_levels(rows: list[dict], runs, lay: Layout) -> list[Path]:
 def write_domains(rows: list[dict], runs, lay: Layout) -> list[Path]:
     csv_path, md_path = Path(lay.table("ipc2023-domains", "csv")), Path(lay.table("ipc2023-domains", "md"))
     tables.write_csv(csv_path, [{k: _num(r[k], 4) for k in DOMAIN_COLUMNS} for r in rows], DOMAIN_COLUMNS)
-    md_rows = [[r["domain"], r["planner"], _budget(r), r["hardware"], r["levels"], _solved(r),
+    md_rows = [[r["domain"], r["planner"], r["search"], _budget(r), r["hardware"], r["levels"], _solved(r),
                 _cell(r["quality"], r["quality_std"], 1),
                 _cell(r["agile"], r["agile_std"], 1)] for r in rows]
-    notes = ("Ours: summed over the levels run (column levels); the published anchors (IPC 2023 official IPC "
+    notes = (SEARCH_NOTE + "Ours: summed over the levels run (column levels); the published anchors (IPC 2023 official IPC "
              "quality scores; WL-GOOSE's coverage) at 1800 s per problem on other hardware, every level, out of 90 "
              "per domain: not numbers at our budget. Sources: src/genplan/data/ipc2023_anchors.csv. " + BUDGET_RULE)
     atomic.write_text(md_path, _markdown(f"IPC 2023 learning track per domain: {budget_phrase(runs)}, beside the "
                                          "published anchors at 1800 s",
-                                         ["domain", "planner", "budget", "hardware", "levels", "solved", "quality",
+                                         ["domain", "planner", "search", "budget", "hardware", "levels", "solved", "quality",
                                           "agile"], md_rows, notes))
     return [csv_path, md_path]
 
@@ -176,7 +187,8 @@ def versus_rows(runs: list[ipc_scores.Run]) -> list[dict]:
     lama = {(r.domain, r.level): r for r in runs if r.system == ipc_scores.FD and r.variant == LAMA}
     learned = [r for r in runs if r.system != ipc_scores.FD and (r.domain, r.level) in lama]
     out = []
-    for key in sorted({(r.model, r.strategy, r.domain) for r in learned}):
+    keys = {(r.model, r.strategy, r.domain): r.search for r in learned}
+    for key in sorted(keys, key=lambda k: (keys[k] != "learned", k)):  # pure learned planners first, hybrids apart
         mine = [r for r in learned if (r.model, r.strategy, r.domain) == key]
         levels = [lv for lv in LEVELS if any(r.level == lv for r in mine)]
         seeds = sorted({r.seed for r in mine})
@@ -185,7 +197,8 @@ def versus_rows(runs: list[ipc_scores.Run]) -> list[dict]:
         budgets = sorted({r.budget for r in mine if r.budget is not None} |
                          {lama[(key[2], lv)].budget for lv in levels if lama[(key[2], lv)].budget is not None})
         first = mine[0]
-        out.append({"benchmark": BENCHMARK, "domain": key[2], "planner": first.planner, "system": first.system,
+        out.append({"benchmark": BENCHMARK, "domain": key[2], "planner": first.planner, "search": first.search,
+                    "system": first.system,
                     "variant": first.variant, "model": key[0], "strategy": key[1], "levels": "+".join(levels),
                     "budget_s": _seconds(budgets), "loading": "counted" if all(r.loading_counted for r in mine)
                     else "not measured", "n_problems": sum(len(lama[(key[2], lv)].scores) for lv in levels),
@@ -220,11 +233,21 @@ def _published_note(anchors: list[dict]) -> str:
             f"so the published WL-GOOSE solved at least as many problems as LAMA in at most {n - len(short)} of {n}.")
 
 
+SEARCH_LABELS = {"learned": "", "hybrid": " (hybrid: learned and classical heuristics)"}
+
+
 def _counts(rows: list[dict]) -> list[str]:
-    """Per learned planner: in how many of its domains it solved at least LAMA-first's count."""
-    return [f"{planner}: at least LAMA-first's coverage in "
-            f"{sum(r['at_least_lama_first'] for r in rows if r['planner'] == planner)} of "
-            f"{sum(r['planner'] == planner for r in rows)} domains" for planner in sorted({r["planner"] for r in rows})]
+    """Per learned planner, pure learned ones first: in how many of its domains it solved at least
+    LAMA-first's count, and its problems solved summed over them beside LAMA-first's."""
+    planners = sorted({(r["search"] != "learned", r["planner"], r["search"]) for r in rows})
+    out = []
+    for _, planner, search in planners:
+        mine = [r for r in rows if r["planner"] == planner]
+        solved = sum(r["solved"] for r in mine)
+        out.append(f"{planner}{SEARCH_LABELS.get(search, '')}: at least LAMA-first's coverage in "
+                   f"{sum(r['at_least_lama_first'] for r in mine)} of {len(mine)} domains (solved "
+                   f"{_num(solved, 1 if solved % 1 else 0)} against LAMA-first's {sum(r['lama_first_solved'] for r in mine)})")
+    return out
 
 
 def write_versus(rows: list[dict], runs, lay: Layout, anchors: list[dict] = ()) -> list[Path]:
@@ -236,15 +259,15 @@ def write_versus(rows: list[dict], runs, lay: Layout, anchors: list[dict] = ()) 
         first = [lv for lv in LEVELS if lv != "hard"]
         counts.append(f"on the {' and '.join(first)} levels alone: "
                       + ", ".join(_counts(versus_rows([r for r in runs if r.level in first]))))
-    md_rows = [[r["domain"], r["planner"], r["levels"], _budget(r), f"{_num(r['solved'], 1 if r['solved'] % 1 else 0)}/{r['n_problems']}",
+    md_rows = [[r["domain"], r["planner"], r["search"], r["levels"], _budget(r), f"{_num(r['solved'], 1 if r['solved'] % 1 else 0)}/{r['n_problems']}",
                 f"{r['lama_first_solved']}/{r['n_problems']}"
                 + (f" ({r['lama_first_over_budget']} over budget)" if r["lama_first_over_budget"] else ""),
                 "yes" if r["at_least_lama_first"] else "no"] for r in rows]
-    notes = ("Problems solved (VAL-valid) on the levels both ran, at the same per-problem budget. " + BUDGET_RULE + " "
+    notes = (SEARCH_NOTE + "Problems solved (VAL-valid) on the levels both ran, at the same per-problem budget. " + BUDGET_RULE + " "
              + ("; ".join(counts) + "." if counts else budget_phrase(runs).capitalize() + ".")
              + _published_note(list(anchors)))
     atomic.write_text(md_path, _markdown(f"IPC 2023 learning track: learned planners against LAMA-first ({budget_phrase(runs)})",
-                                         ["domain", "planner", "levels", "budget", "solved", "LAMA-first",
+                                         ["domain", "planner", "search", "levels", "budget", "solved", "LAMA-first",
                                           "at least LAMA-first"], md_rows, notes))
     return [csv_path, md_path]
 
