@@ -5,13 +5,17 @@
 //
 // This file holds the Python bindings only: the heuristic is in _wlsearch_wl.cpp (what it follows
 // in wlplan), the searches in _wlsearch_search.cpp (what each follows in genplan.planners.best_first
-// and Fast Downward). setup.py compiles the three into one extension.
+// and Fast Downward), the hybrid search in _wlsearch_hybrid.cpp and its classical heuristic hFF in
+// _wlsearch_ff.cpp (genplan.planners.hybrid, genplan.planners.relaxed). setup.py compiles the five
+// into one extension.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
+#include "_wlsearch_ff.hpp"
 #include "_wlsearch_search.hpp"
 #include "_wlsearch_wl.hpp"
 
@@ -24,7 +28,7 @@ using Layers = std::vector<std::vector<std::pair<std::vector<int>, int>>>;
 
 // One search, the GIL released while it runs; its outcome as the dict genplan.planners.compiled reads.
 template <typename Run>
-py::dict run(Run search, bool novelty, bool timers) {
+py::dict run(Run search, bool novelty, bool timers, bool hybrid = false) {
   Outcome o;
   {
     py::gil_scoped_release release;
@@ -40,10 +44,11 @@ py::dict run(Run search, bool novelty, bool timers) {
   out["h_init"] = o.h_init;
   out["time"] = o.time;
   if (novelty) out["novel"] = o.novel;
+  if (hybrid) out["ff_init"] = o.ff_init;
   if (timers) {
     py::dict t;
-    for (int k = 0; k < 5; k++)
-      if (k < 4 || novelty) t[PARTS[k]] = o.parts[k];
+    for (int k = 0; k < 6; k++)
+      if (k < 4 || (k == 4 && novelty) || (k == 5 && hybrid)) t[PARTS[k]] = o.parts[k];
     out["timers"] = t;
   }
   return out;
@@ -94,5 +99,21 @@ PYBIND11_MODULE(_wlsearch, m) {
   }, py::arg("task"), py::arg("model"), py::arg("max_expansions"), py::arg("time_limit"), py::arg("timers") = false,
         py::arg("memory_limit_mb") = 0.0,
         (std::string("Lazy GBFS (best_first.lazy_gbfs, Fast Downward's lazy_greedy): ") + returns).c_str());
+  m.def("hybrid_gbfs", [](const Task &task, WLModel &model, double max_expansions, double time_limit, bool timers,
+                          double memory_limit_mb) {
+    const Limits limits{max_expansions, time_limit, memory_limit_mb};
+    return run([&] { return hybrid_gbfs(task, model, limits, timers); }, false, timers, true);
+  }, py::arg("task"), py::arg("model"), py::arg("max_expansions"), py::arg("time_limit"), py::arg("timers") = false,
+        py::arg("memory_limit_mb") = 0.0,
+        (std::string("Eager GBFS alternating open lists on the learned h and on hFF (genplan.planners.hybrid, "
+                     "Fast Downward's eager_greedy([h, ff()])): ") + returns + ", ff_init").c_str());
+  m.def("ff", [](const Task &task, std::vector<int> state) {
+    for (int a : state)
+      if (a < 0 || a >= task.n_fluents) throw std::invalid_argument("atom id out of range");
+    std::sort(state.begin(), state.end());
+    state.erase(std::unique(state.begin(), state.end()), state.end());
+    return FF(task).h(state);
+  }, py::arg("task"), py::arg("state"),
+        "hFF (unit costs; genplan.planners.relaxed.FF) of the state given by its fluent atom ids; inf: a relaxed dead end");
   m.def("resident_mib", &resident_mib, "the process's resident memory in MiB (/proc/self/statm)");
 }

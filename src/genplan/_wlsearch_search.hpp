@@ -1,5 +1,6 @@
 // genplan._wlsearch's searches over a grounded STRIPS task with the linear WL heuristic
-// (_wlsearch_wl.hpp): eager GBFS, eager GBFS ordered by novelty then h, lazy GBFS. Each is one call
+// (_wlsearch_wl.hpp): eager GBFS, eager GBFS ordered by novelty then h, lazy GBFS, and the hybrid
+// eager GBFS that alternates the learned h with hFF (_wlsearch_ff.hpp). Each is one call
 // per problem and follows its Python reference in genplan.planners.best_first step for step (issue 57).
 #pragma once
 
@@ -38,16 +39,22 @@ struct Outcome {
   int64_t expanded = 0, generated = 0, evaluated = 0, calls = 0;  // calls: heuristic batches
   int64_t novel = 0;                                              // novelty_gbfs: novel generated states
   double h_init = 0.0;                                            // meaningful when evaluated > 0
+  double ff_init = 0.0;                                           // hybrid_gbfs: hFF of the initial state
   double time = 0.0;                                              // seconds of wall time
-  // CPU seconds per part (when asked for): successors, goal_and_duplicates, heuristic, queue, novelty
-  double parts[5] = {0, 0, 0, 0, 0};
+  // CPU seconds per part (when asked for): successors, goal_and_duplicates, heuristic, queue, novelty,
+  // classical (hybrid_gbfs's hFF)
+  double parts[6] = {0, 0, 0, 0, 0, 0};
 };
-inline const char *const PARTS[5] = {"successors", "goal_and_duplicates", "heuristic", "queue", "novelty"};
+inline const char *const PARTS[6] = {"successors", "goal_and_duplicates", "heuristic", "queue", "novelty",
+                                     "classical"};
 
 // best_first.gbfs (novelty false) and best_first.novelty_gbfs (novelty true)
 Outcome eager_gbfs(const Task &task, WLModel &model, const Limits &limits, bool novelty, bool timers);
 // best_first.lazy_gbfs
 Outcome lazy_gbfs(const Task &task, WLModel &model, const Limits &limits, bool timers);
+// genplan.planners.hybrid.hybrid_gbfs: eager GBFS alternating an open list on the learned h with
+// one on hFF (_wlsearch_hybrid.cpp)
+Outcome hybrid_gbfs(const Task &task, WLModel &model, const Limits &limits, bool timers);
 // the process's resident memory in MiB (/proc/self/statm; 0 where it cannot be read)
 double resident_mib();
 
