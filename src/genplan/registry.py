@@ -106,7 +106,7 @@ FAMILIES: dict[str, Family] = {
                ("unmask", "unmask-applicable"), gpu=True, default_strategy="unmask-T20"),
         Family("heuristic", "genplan.models.heuristic.family", ("trajectories", "statespaces"),
                ("gbfs", "lazy-gbfs", "novelty-gbfs", "descent", "compiled-gbfs", "compiled-novelty-gbfs",
-                "compiled-lazy-gbfs"), gpu=False,
+                "compiled-lazy-gbfs", "hybrid-ff-gbfs", "compiled-hybrid-ff-gbfs"), gpu=False,
                default_strategy="gbfs", numpy_weights=True),
     )
 }

@@ -8,7 +8,11 @@ counters), which stays the reference; tests/test_compiled_search.py holds them t
 - `gbfs` (strategy `compiled-gbfs`): best_first.gbfs, eager GBFS;
 - `novelty_gbfs` (`compiled-novelty-gbfs`): best_first.novelty_gbfs, eager GBFS ordered by
   (novelty given the rounded h, h), its counter `novel` too;
-- `lazy_gbfs` (`compiled-lazy-gbfs`): best_first.lazy_gbfs, lazy GBFS (Fast Downward's lazy_greedy).
+- `lazy_gbfs` (`compiled-lazy-gbfs`): best_first.lazy_gbfs, lazy GBFS (Fast Downward's lazy_greedy);
+- `hybrid_gbfs` (`compiled-hybrid-ff-gbfs`): genplan.planners.hybrid.hybrid_gbfs, eager GBFS
+  alternating an open list on the learned h with one on hFF (Fast Downward's
+  eager_greedy([h, ff()])), its counter `ff_init` too; hFF in _wlsearch_ff.cpp, held to
+  genplan.planners.relaxed (tests/test_hybrid_search.py). A hybrid, not the learned h alone.
 
 Their limits are SearchLimits': expansions and wall time before every expansion (the eager
 searches also every 16 states of a batch, so a wide expansion stops within a fraction of a second
@@ -99,6 +103,16 @@ class CompiledSearch:
         """best_first.lazy_gbfs in C++."""
         return self.search("lazy_gbfs", limits, timers)
 
+    def hybrid_gbfs(self, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
+        """genplan.planners.hybrid.hybrid_gbfs in C++: counters `ff_init` (None: a relaxed dead end)."""
+        return self.search("hybrid_gbfs", limits, timers)
+
+    def ff(self, state) -> float:
+        """The compiled hFF of a pymimir state of `problem.mimir` (math.inf: a relaxed dead end)."""
+        from genplan import _wlsearch
+
+        return _wlsearch.ff(self.native, self.task.state_ids(self.problem.mimir, state))
+
     def search(self, name: str, limits: SearchLimits, timers: dict | None = None) -> SearchResult:
         """The native search `name` (one of `SEARCHES`) from the initial state, in one call."""
         from genplan import _wlsearch
@@ -118,13 +132,15 @@ class CompiledSearch:
                            time=out["time"])
         if "novel" in out:
             res.counters["novel"] = out["novel"]
+        if "ff_init" in out:
+            res.counters["ff_init"] = out["ff_init"] if out["ff_init"] < inf else None
         res.counters["prepare_time"] = self.prepare_time
         return res
 
 
 # genplan._wlsearch's searches, CompiledSearch's methods (the strategy kinds that run them:
 # genplan.planners.search.COMPILED)
-SEARCHES = ("gbfs", "novelty_gbfs", "lazy_gbfs")
+SEARCHES = ("gbfs", "novelty_gbfs", "lazy_gbfs", "hybrid_gbfs")
 
 
 def compiled_gbfs(model, problem, limits: SearchLimits, timers: dict | None = None) -> SearchResult:

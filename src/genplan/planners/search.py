@@ -22,6 +22,11 @@ evaluate the new successors of an expanded state in ONE heuristic call.
   family): `gbfs`, `novelty-gbfs` and `lazy-gbfs` with a linear WL heuristic run in C++, one native
   call a problem (genplan.planners.compiled, genplan._wlsearch): the same plans and counters as
   their Python searches; their time limit counts the grounding and the model's export too.
+- `hybrid-ff-gbfs` and `compiled-hybrid-ff-gbfs` (strategies of the heuristic family): eager GBFS
+  alternating an open list on the learned h with one on hFF, as Fast Downward's
+  eager_greedy([h, ff()]) (genplan.planners.hybrid; hFF in genplan.planners.relaxed), in Python
+  over the grounded task and in C++; a hybrid with a classical heuristic, named so that reports
+  keep its rows apart from the pure learned ones.
 - `descent` (greedy descent): from the current state, move to the successor with the lowest h
   (ties: the first in the successor order), never to a state the descent has entered before
   (cycles are cut by this visited set over the whole descent, on pymimir's state index); when
@@ -67,11 +72,13 @@ from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLI
     lazy_gbfs,
     novelty_gbfs,
 )
+from genplan.planners.hybrid import ground_ff, hybrid_gbfs
 
 _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
 # the compiled kinds -> their native search (genplan.planners.compiled.SEARCHES; that module is
 # imported only when one runs: it loads the grounding and the native code)
-COMPILED = {"compiled-gbfs": "gbfs", "compiled-novelty-gbfs": "novelty_gbfs", "compiled-lazy-gbfs": "lazy_gbfs"}
+COMPILED = {"compiled-gbfs": "gbfs", "compiled-novelty-gbfs": "novelty_gbfs", "compiled-lazy-gbfs": "lazy_gbfs",
+            "compiled-hybrid-ff-gbfs": "hybrid_gbfs"}
 KINDS = strategies.run_by("search")  # the strategy table's kinds that this module runs
 ORDERS = ("lexicographic", "pymimir")
 GOAL_TESTS = ("generated", "entered")
@@ -190,8 +197,11 @@ class HeuristicSearchPlanner:
         try:
             heuristic = self.model.bind(problem, **self.bind_options)
             task = problem.mimir
-        except GenplanError as exc:  # e.g. more objects than the model's object tokens
+            classical = ground_ff(problem) if self.kind == "hybrid-ff-gbfs" else None
+        except GenplanError as exc:  # e.g. more objects than the model's object tokens; conditional effects
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
+        if classical is not None:
+            return self._attempt(hybrid_gbfs(task, heuristic, classical, self.limits), start)
         search = _BEST_FIRST.get(self.kind)
         if search is not None:
             return self._attempt(search(task, heuristic, self.limits), start)

@@ -98,6 +98,13 @@ TABLE: tuple[Kind, ...] = (
          "gbfs's limits"),
     Kind("compiled-lazy-gbfs", r"compiled-lazy-gbfs", _none, "compiled-lazy-gbfs", ("compiled-lazy-gbfs",), "search",
          "lazy-gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; gbfs's limits"),
+    Kind("hybrid-ff-gbfs", r"hybrid-ff-gbfs", _none, "hybrid-ff-gbfs", ("hybrid-ff-gbfs",), "search",
+         "a hybrid, not the learned h alone: eager GBFS alternating open lists on the learned h and on hFF "
+         "(Fast Downward's eager_greedy([h, ff()])); gbfs's limits"),
+    Kind("compiled-hybrid-ff-gbfs", r"compiled-hybrid-ff-gbfs", _none, "compiled-hybrid-ff-gbfs",
+         ("compiled-hybrid-ff-gbfs",), "search",
+         "hybrid-ff-gbfs in C++ (genplan._wlsearch), one native call a problem; linear WL heuristics only; "
+         "gbfs's limits"),
 )
 _BY_NAME = {k.name: k for k in TABLE}
 _PATTERNS = {k.name: (k.regex, k.params) for k in TABLE}

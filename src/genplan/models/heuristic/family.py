@@ -5,7 +5,10 @@ model, or XGBoost), or, with `train: {data: plans}`, the states along the traini
 on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`), eager GBFS ordered by novelty then h (`novelty-gbfs`) or greedy descent
 (`descent`) over pymimir successors (genplan.planners.search), or, for the linear learners, the
 three GBFS in C++ (`compiled-gbfs`, `compiled-novelty-gbfs`, `compiled-lazy-gbfs`,
-genplan.planners.compiled: the same plans as `gbfs`, `novelty-gbfs` and `lazy-gbfs`, faster).
+genplan.planners.compiled: the same plans as `gbfs`, `novelty-gbfs` and `lazy-gbfs`, faster), or a
+hybrid with a classical heuristic, eager GBFS alternating open lists on the learned h and on hFF
+(`hybrid-ff-gbfs`, `compiled-hybrid-ff-gbfs`, genplan.planners.hybrid: not the learned h alone,
+named so that reports keep its rows apart).
 System `learned_heuristic` in tables, the learner as variant.
 
 A model entry of the config:
