@@ -287,3 +287,104 @@ def test_the_bound_heuristic_scores_as_the_state_by_state_reference_and_gbfs_exp
     assert len(states) > 50 and np.array_equal(h, reference(states)) and np.array_equal(bound(states[:1]), h[:1])
     np.testing.assert_allclose(h, model.predict(bound.features(states)), rtol=1e-12, atol=1e-9)
     assert bound(states[:0]).shape == (0,)
+
+
+def test_svr_recovers_a_linear_truth_and_is_ridge_at_epsilon_zero():
+    """Linear support-vector regression (learners.fit_svr, LinearSVR's squared epsilon-insensitive
+    loss): on noiseless linear targets it returns the truth, sparse rows as dense ones; at epsilon 0
+    it is ridge; with noise inside the epsilon tube the truth is still found (to the noise's size)."""
+    from scipy import sparse
+
+    from genplan.models.heuristic import learners
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 4, size=(300, 12)).astype(np.float64)
+    truth, weight = rng.normal(size=12), rng.random(300) + 0.5
+    y = X @ truth + 3.0
+    for rows in (X, sparse.csr_matrix(X)):
+        w, b, stats = learners.fit_svr(rows, y, weight, 1e-8, 0.5, 1000)
+        np.testing.assert_allclose(w, truth, atol=1e-6)
+        assert abs(b - 3.0) < 1e-6 and stats["within_epsilon"] == pytest.approx(1.0)
+    noisy = y + rng.normal(scale=2.0, size=300)  # residuals well beyond epsilon: the loss is ridge's
+    w, b, _ = learners.fit_svr(X, noisy, weight, 0.1, 0.0, 1000)
+    wr, br = learners.fit_ridge(X, noisy, weight, 0.1)
+    np.testing.assert_allclose(w, wr, atol=1e-5)
+    assert abs(b - br) < 1e-5
+    inside = y + rng.uniform(-0.3, 0.3, size=300)
+    w, b, _ = learners.fit_svr(X, inside, weight, 1e-8, 0.5, 1000)
+    np.testing.assert_allclose(w, truth, atol=0.05)
+
+
+def test_svr_with_a_large_epsilon_ignores_small_residuals():
+    """Residuals within epsilon cost nothing: moving the targets of rows inside the tube (keeping
+    them inside) leaves the fit as it is, while ridge follows every move; and a shift of the targets
+    by less than epsilon after a fit with epsilon 0 is not chased where epsilon is larger."""
+    from genplan.models.heuristic import learners
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(200, 6)).astype(np.float64)
+    truth, weight = rng.normal(size=6), np.ones(200)
+    y = X @ truth + 1.0 + rng.normal(scale=1.5, size=200)  # some rows outside a tube of 1, some inside
+    eps = 1.0
+    w, b, stats = learners.fit_svr(X, y, weight, 0.01, eps, 2000)
+    r = X @ w + b - y
+    inside = np.abs(r) < eps - 0.2
+    assert 0.2 < stats["within_epsilon"] < 1 and inside.sum() > 20
+    moved = y.copy()
+    moved[inside] += np.where(r[inside] > 0, 0.1, -0.1) * rng.random(inside.sum())  # still inside the tube
+    w2, b2, _ = learners.fit_svr(X, moved, weight, 0.01, eps, 2000)
+    np.testing.assert_allclose(w2, w, atol=1e-4)
+    assert abs(b2 - b) < 1e-4
+    assert np.abs(learners.fit_ridge(X, moved, weight, 0.01)[0] - learners.fit_ridge(X, y, weight, 0.01)[0]).max() \
+        > 1e-3  # ridge is pulled by the same moves
+
+
+def test_the_gpr_posterior_mean_with_a_dot_product_kernel_is_ridge():
+    """The equivalence learners.py states instead of a GPR learner: the posterior mean of a GP with
+    k(x, x') = sigma0^2 + x.x' and noise sigma_n^2 / weight_i equals ridge with alpha = sigma_n^2 and the
+    bias penalised by sigma_n^2 / sigma0^2; as sigma0 grows, our ridge (unpenalised bias)."""
+    from genplan.models.heuristic import learners
+
+    rng = np.random.default_rng(4)
+    X, y, weight = rng.normal(size=(50, 8)), rng.normal(size=50) + 5.0, rng.random(50) + 0.5
+    test = rng.normal(size=(7, 8))
+    noise = 0.3
+    for sigma0 in (1.0, 1e4):
+        K = sigma0**2 + X @ X.T
+        mean = (sigma0**2 + test @ X.T) @ np.linalg.solve(K + np.diag(noise / weight), y)
+        # ridge with the bias penalised: the normal equations of [X 1] with penalty diag(noise, ..., noise / sigma0^2)
+        A = np.hstack([X, np.ones((50, 1))])
+        P = np.diag([noise] * 8 + [noise / sigma0**2])
+        theta = np.linalg.solve(A.T @ (A * weight[:, None]) + P, A.T @ (weight * y))
+        np.testing.assert_allclose(mean, test @ theta[:8] + theta[8], atol=1e-6)
+    w, b = learners.fit_ridge(X, y, weight, noise)
+    np.testing.assert_allclose(mean, test @ w + b, atol=1e-4)  # sigma0 = 1e4: the bias all but free
+
+
+def test_an_svr_model_trained_from_plans_plans_with_the_compiled_search(gripper, tmp_path):
+    """svr trained from the Gripper plans: a linear checkpoint naming its learner and epsilon, which
+    the compiled GBFS takes and which solves a larger problem with a VAL-valid plan."""
+    from genplan.models.heuristic.train import train_heuristic
+    from genplan.planners import strategies
+    from genplan.planners.search import HeuristicSearchPlanner
+
+    bench, traj = gripper
+    summary = train_heuristic("h_svr", {"family": "heuristic", "learner": "svr", "train": {"data": "plans"}},
+                              "gripper", {"train": [traj, bench], "validation": []}, 13, tmp_path / "model.ckpt")
+    assert summary["learner"] == summary["variant"] == "svr" and summary["target"] == "plan_length_to_go"
+    assert summary["sibling_states"] == 0 and summary["svr_iterations"] >= 0 and summary["goal_abs_h_max"] < 1
+    fam = registry.family("heuristic")
+    assert fam.impl.check("h", {"learner": "svr", "train": {"data": "plans", "epsilon": 0.25}}) == []
+    assert fam.impl.ARCHITECTURE["svr"] == "linear (SVR)"
+    model = registry.load_model(tmp_path / "model.ckpt", expect_domain="gripper")
+    assert model.learner == "svr" and model._linear is not None
+    assert model.ckpt["config"]["train"]["epsilon"] == 0.5 and model.ckpt["identity"]["learner"] == "svr"
+    test = tmp_path / "g8.pddl"
+    test.write_text(gripper_problem(8))
+    attempt = HeuristicSearchPlanner(model, strategies.parse("compiled-gbfs"),
+                                     {"search": {"max_expansions": 20000, "time_limit": 30}}).solve(
+        Problem(bench / "domain.pddl", test))
+    assert attempt.reason == "goal"
+    plan = tmp_path / "g8.plan"
+    plan.write_text(plan_to_text(attempt.plan))
+    assert val.validate(bench / "domain.pddl", test, plan).valid

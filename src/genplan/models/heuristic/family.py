@@ -1,7 +1,7 @@
 """The heuristic family in the registry (genplan.registry): WL-GOOSE-style learned heuristics
 ("Return to Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024): WL features (wlplan, ILG graphs) of
-every state of the training state spaces regressed on h* (ridge in closed form, a linear ranking
-model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
+every state of the training state spaces regressed on h* (ridge in closed form, linear support-vector
+regression, a linear ranking model, or XGBoost), or, with `train: {data: plans}`, the states along the training plans regressed
 on their plan length to go and ranked against their siblings (no state space: from_plans), planned by eager greedy best-first search (`gbfs`), lazy greedy best-first search (`lazy-gbfs`), eager GBFS ordered by novelty then h (`novelty-gbfs`) or greedy descent
 (`descent`) over pymimir successors (genplan.planners.search), or, for the linear learners, the
 three GBFS in C++ (`compiled-gbfs`, `compiled-novelty-gbfs`, `compiled-lazy-gbfs`,
@@ -15,9 +15,9 @@ A model entry of the config:
 
     heuristic_ridge:
       family: heuristic
-      learner: ridge              # ridge | rank | xgb
+      learner: ridge              # ridge | rank | svr | xgb
       encoder: {iterations: 2, multiset_hash: true, statics: true, pruning: none}   # pruning: wlplan's (a-m: WL-GOOSE's)
-      train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate
+      train: {alpha: 0.01, weighting: layer, max_states: 50000}   # xgb: n_estimators, max_depth, learning_rate; svr: epsilon
       # or train: {data: plans, alpha: 0.01}: the trajectories' plan states (and rank: siblings), no state spaces
       search: {max_expansions: 100000, time_limit: 60}   # planning limits, per problem (memory_limit_mb: MiB)
       seeds: [13]
@@ -33,7 +33,8 @@ def identity(settings: dict) -> tuple[str, str]:
     return "learned_heuristic", settings.get("learner", "ridge")
 
 
-ARCHITECTURE = {"ridge": "linear (ridge)", "rank": "linear (ranking)", "xgb": "gradient boosting"}  # per learner
+ARCHITECTURE = {"ridge": "linear (ridge)", "rank": "linear (ranking)", "svr": "linear (SVR)",
+                "xgb": "gradient boosting"}  # per learner
 
 
 def size_entry(summary: dict) -> tuple[str, str, str]:

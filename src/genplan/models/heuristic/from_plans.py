@@ -6,7 +6,7 @@ trains on the IPC 2023 learning track, whose training problems are too large to 
 
 Features: the WL colours are collected on the training states only (plan states; with `rank`
 their siblings too), each state converted from pymimir exactly as at inference
-(`model.MimirStates`). `ridge` regresses the plan length to go of the plan states (states
+(`model.MimirStates`). `ridge` and `svr` regress the plan length to go of the plan states (states
 with equal features merged into one weighted row, `learners.dedupe`); `rank` orders the pairs of
 `PlanNeighbourhood.pairs`. The feature rows are kept sparse (scipy CSR) from wlplan's output on:
 the WL colours of object-rich domains number 10^5 (Rovers 153,097), each state holding few."""

@@ -13,8 +13,34 @@
   score below s itself and below every non-optimal successor, by a margin of 1; the squared hinge
   loss over these pairs plus alpha |w|^2 is minimised with L-BFGS (scipy). Only the order of the
   values matters to a greedy search; the scale is not h*'s.
+- ``svr``: linear support-vector regression on the same weighted rows and target as ridge, with
+  the squared epsilon-insensitive loss of LinearSVR (scikit-learn's ``squared_epsilon_insensitive``:
+  max(0, |y - (w.x + b)| - epsilon)^2 per row): residuals within epsilon cost nothing, so the fit
+  spends its weights on the states it gets wrong by more than epsilon instead of on the last half
+  step of every state. It minimises sum_i weight_i max(0, |w.x_i + b - y_i| - epsilon)^2 + alpha |w|^2,
+  the bias unpenalised (LinearSVR penalises it through intercept_scaling; we do not), with L-BFGS
+  (scipy) started from the ridge solution; epsilon 0 is ridge exactly. WL-GOOSE ("Return to
+  Tradition", ICAPS 2024) fits SVR with a dot-product (linear) kernel, whose primal is this
+  model; they use the epsilon-insensitive loss, its square keeps the objective differentiable for
+  L-BFGS. Default epsilon 0.5: the targets are integer steps to go, and a residual under half a
+  step leaves the rounded estimate right.
 - ``xgb``: gradient-boosted trees (XGBoost, squared error) on the same weighted rows, the
   nonlinear learner to compare with.
+
+Gaussian-process regression (GPR with a dot-product kernel, WL-GOOSE's other linear learner) is
+not a learner of its own, because its posterior mean is ridge. The kernel
+k(x, x') = sigma0^2 + x.x' is the covariance of f(x) = w.x + b under the prior w ~ N(0, I),
+b ~ N(0, sigma0^2); with Gaussian noise sigma_n^2 (sigma_n^2 / weight_i for a row standing for
+weight_i states) the posterior mean k_*^T (K + sigma_n^2 W^-1)^-1 y is f with the posterior mode of
+(w, b), i.e. the minimiser of
+    sum_i weight_i (w.x_i + b - y_i)^2 + sigma_n^2 |w|^2 + (sigma_n^2 / sigma0^2) b^2,
+which is ``ridge`` with alpha = sigma_n^2 and the bias penalised by sigma_n^2 / sigma0^2; our ridge
+(unpenalised bias) is the limit sigma0 -> infinity. The remaining differences are (1) that
+shrinkage of the bias, negligible once sigma0^2 >> sigma_n^2 and immaterial to the order of a
+problem's states apart from what the weights absorb of it; (2) scikit-learn's GPR fits sigma0 and
+sigma_n by maximising the marginal likelihood, i.e. it picks ridge's alpha by the evidence instead
+of taking it as a setting -- a choice of alpha, which a ridge entry with another alpha reproduces;
+(3) the posterior variance, which no search here uses. None of these is a model of its own.
 
 Every function is deterministic for a given seed."""
 
@@ -28,7 +54,7 @@ import numpy as np
 from scipy import sparse
 
 log = logging.getLogger("genplan")
-LEARNERS = ("ridge", "rank", "xgb")
+LEARNERS = ("ridge", "rank", "svr", "xgb")
 WEIGHTINGS = ("state", "problem", "layer")
 DATA = ("statespace", "plans")
 DEDUPE_BY_DIGEST_ABOVE = 1 << 28  # bytes of X above which `dedupe` compares 128-bit digests of the rows
@@ -39,12 +65,14 @@ DUAL_ABOVE = 8192  # ridge: WL features above which (and more than rows) the dua
 class HeuristicTraining:
     """The `train` settings of a heuristic model entry."""
 
-    alpha: float = 0.01  # ridge / rank: L2 penalty (0.01: Gripper extrapolation 80.0 mean length against 82.0 with 1.0)
+    alpha: float = 0.01  # ridge / rank / svr: L2 penalty (0.01: Gripper extrapolation 80.0 mean length against 82.0 with 1.0)
     max_states: int | None = None  # at most this many training states, drawn uniformly (seeded)
     n_estimators: int = 200  # xgb
     max_depth: int = 6  # xgb
     learning_rate: float = 0.1  # xgb
     rank_iterations: int = 500  # rank: L-BFGS iterations
+    epsilon: float = 0.5  # svr: residuals within epsilon cost nothing (half a step of the integer targets)
+    svr_iterations: int = 1000  # svr: L-BFGS iterations (from the ridge solution)
     weighting: str = "layer"  # state | problem | layer (see `state_weights`; layer measured best)
     data: str = "statespace"  # statespace: every state, h* | plans: plan states, plan length to go (from_plans)
     max_siblings: int | None = None  # plans, rank: sibling states kept per problem at most (drawn uniformly, seeded)
@@ -54,7 +82,7 @@ class HeuristicTraining:
             raise ValueError(f"Unknown value weighting={self.weighting!r}. Must be from {list(WEIGHTINGS)}")
         if self.data not in DATA:
             raise ValueError(f"Unknown value data={self.data!r}. Must be from {list(DATA)}")
-        if self.alpha < 0 or (self.max_states is not None and self.max_states < 1) or \
+        if self.alpha < 0 or self.epsilon < 0 or self.svr_iterations < 1 or (self.max_states is not None and self.max_states < 1) or \
                 (self.max_siblings is not None and self.max_siblings < 0):
             raise ValueError(f"invalid heuristic training settings: {self}")
         if self.data == "plans" and self.max_states is not None:
@@ -176,6 +204,38 @@ def _primal(A: np.ndarray, rhs: np.ndarray, mean_x: np.ndarray, mean_y: float) -
     except np.linalg.LinAlgError:  # alpha = 0 and collinear features: the least-norm solution
         w = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return w, mean_y - float(mean_x @ w)
+
+
+def fit_svr(X, y: np.ndarray, weight: np.ndarray, alpha: float, epsilon: float,
+            iterations: int) -> tuple[np.ndarray, float, dict]:
+    """(w, b, stats) minimising sum_i weight_i max(0, |w.x_i + b - y_i| - epsilon)^2 + alpha |w|^2
+    (LinearSVR's squared epsilon-insensitive loss, the bias unpenalised) with L-BFGS from the ridge
+    solution (`fit_ridge`, its optimum at epsilon 0). X is dense or a scipy CSR matrix, used as it
+    is (never centred nor made dense). The objective is divided by the total weight, which leaves
+    its minimiser as it is and L-BFGS's tolerances meaning the same at every training-set size."""
+    from scipy.optimize import minimize
+
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X)
+    w0, b0 = fit_ridge(X, y, weight, alpha)
+    total = float(weight.sum())
+    scale = weight / total
+    a = alpha / total
+
+    def loss(theta):
+        w, b = theta[:-1], theta[-1]
+        r = np.asarray(X @ w).reshape(-1) + b - y
+        excess = np.sign(r) * np.maximum(0.0, np.abs(r) - epsilon)  # d/dr of max(0, |r| - eps)^2 / 2
+        g = 2.0 * scale * excess
+        value = float(scale @ excess**2) + a * float(w @ w)
+        return value, np.append(np.asarray(X.T @ g).reshape(-1) + 2.0 * a * w, g.sum())
+
+    res = minimize(loss, np.append(w0, b0), jac=True, method="L-BFGS-B", options={"maxiter": iterations})
+    w, b = res.x[:-1], float(res.x[-1])
+    r = np.asarray(X @ w).reshape(-1) + b - y
+    # within_epsilon: the share of the training weight whose residual is within epsilon
+    return w, b, {"iterations": int(res.nit), "loss": float(res.fun) * total,
+                  "within_epsilon": float(scale @ (np.abs(r) <= epsilon))}
 
 
 def rank_pairs(h_star: np.ndarray, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -157,9 +157,12 @@ def _fit(learner: str, feats: Features, spaces, chosen, opts, seed: int, threads
         booster, rmse = learners.fit_xgb(X, y, weight, opts, seed, threads, "cuda" if _cuda(device) else "cpu")
         return booster_to_bytes(booster), {"xgb_trees": int(booster.num_boosted_rounds())}, \
             [[i + 1, r] for i, r in enumerate(rmse)]
-    extra = {}
+    extra, prefix = {}, "rank_"
     if learner == "ridge":
         w, b = learners.fit_ridge(X, y, weight, opts.alpha)
+    elif learner == "svr":
+        w, b, extra = learners.fit_svr(X, y, weight, opts.alpha, opts.epsilon, opts.svr_iterations)
+        prefix = "svr_"
     else:
         better, worse = [], []
         for sp, idx, rows in zip(spaces, chosen, feats.rows):
@@ -174,7 +177,7 @@ def _fit(learner: str, feats: Features, spaces, chosen, opts, seed: int, threads
     import torch
 
     weights = {"w": torch.tensor(w, dtype=torch.float64), "b": torch.tensor(float(b), dtype=torch.float64)}
-    return weights, {f"rank_{k}": v for k, v in extra.items()}, []
+    return weights, {f"{prefix}{k}": v for k, v in extra.items()}, []
 
 
 def _fit_scores(model, feats) -> dict:
