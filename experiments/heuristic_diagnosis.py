@@ -22,7 +22,10 @@ successors) and its successors scored in one call. Per step:
 
 Beside it, the eager GBFS of the learned h from the committed ipc2023-cpu evaluation (its expansions on
 the same problems, at 60 s) and LAMA-first's expansions (Fast Downward's `--alias lama-first`, run
-here on the same problem with --lama-time seconds).
+here on the same problem with --lama-time seconds; `--no-lama` skips it and prints `-`: its
+expansions depend on the problem only, and experiments/results/heuristic-diagnosis*.txt hold them).
+`--iterations` sets the WL iterations (2 as the ipc2023-cpu entries); --entry's `encoder` settings
+go over --pruning and --iterations. With --out the file's first line is the command.
 
     nice -n 5 python experiments/heuristic_diagnosis.py --out experiments/results/heuristic-diagnosis.txt
 """
@@ -33,6 +36,7 @@ import argparse
 import csv
 import json
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -142,9 +146,16 @@ def main(argv=None) -> int:
     ap.add_argument("--level", default="easy")
     ap.add_argument("--problems", type=int, default=5)
     ap.add_argument("--lama-time", type=float, default=60)
+    ap.add_argument("--no-lama", action="store_true", help="do not run LAMA-first (its column shows -)")
+    ap.add_argument("--iterations", type=int, default=2, help="WL iterations")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
-    lines = [f"# learned h along reference plans (ridge, WL 2 iterations, pruning {args.pruning}, entry "
+    entry = dict(args.entry)
+    entry["encoder"] = {"pruning": args.pruning, "iterations": args.iterations} | entry.get("encoder", {})
+    command = shlex.join(["python", "experiments/heuristic_diagnosis.py", *(sys.argv[1:] if argv is None else argv)])
+    lines = [f"# command: {command}",
+             f"# learned h along reference plans ({entry.get('learner', 'ridge')}, WL {args.iterations} iterations, "
+             f"pruning {args.pruning}, entry "
              f"{json.dumps(args.entry)} over these, trained on "
              f"<= {args.train} shipped training plans); level {args.level}, first {args.problems} problems; "
              f"step shares in % of steps with >= 2 distinct successors (down, twin: of all steps)",
@@ -155,7 +166,7 @@ def main(argv=None) -> int:
         ddir = IPC / dom
         with tempfile.TemporaryDirectory(prefix=f"genplan-diag-{dom}-") as tmp:
             t0 = time.perf_counter()
-            model, summary = train_from_plans(ddir, Path(tmp), args.train, args.pruning, args.entry)
+            model, summary = train_from_plans(ddir, Path(tmp), args.train, args.pruning, entry)
             trained = time.perf_counter() - t0
         total, per = None, []
         for plan in sorted((ddir / "plans" / "testing" / args.level).glob("p*.plan"))[:args.problems]:
@@ -167,7 +178,8 @@ def main(argv=None) -> int:
                 if k != "ranks":
                     total[k] += tally[k]
             total["ranks"].append(tally["rank"])
-            end, lama = lama_expansions(ddir / "domain.pddl", problem, args.lama_time)
+            end, lama = ("goal", "-") if args.no_lama else lama_expansions(ddir / "domain.pddl", problem,
+                                                                           args.lama_time)
             per.append(f"{plan.stem} {ours_expansions(dom, args.level, plan.stem)}/"
                        f"{lama if end == 'goal' else 'unsolved'}")
         chosen = max(total["steps"] - total["forced"], 1)
