@@ -123,6 +123,25 @@ def test_the_strategy_plans_through_the_planner_interface_and_honours_its_limits
     assert CompiledSearch(model, problem).gbfs(SearchLimits(1000, 1e-9)).reason == "time_limit"
 
 
+def test_a_time_limit_that_runs_out_while_grounding_stops_the_grounding(ferry, monkeypatch):
+    """The problem's time limit covers its grounding: past the deadline the grounding stops (Sokoban's
+    largest medium problems ground for minutes) and the attempt is a time_limit, not a search begun late."""
+    import time
+
+    from genplan.planners import grounding
+
+    model, problem = ferry
+    with pytest.raises(grounding.GroundingTimeout):
+        grounding.ground(problem.mimir, problem.domain_file, deadline=time.perf_counter() - 1)
+    assert grounding.ground(problem.mimir, problem.domain_file, deadline=time.perf_counter() + 600).names
+    calls = []
+    real = grounding._check
+    monkeypatch.setattr(grounding, "_check", lambda deadline: (calls.append(deadline), real(deadline - 1e9)))
+    attempt = HeuristicSearchPlanner(model, strategies.parse("compiled-gbfs"),
+                                     {"search": {"max_expansions": 1000, "time_limit": 30}}).solve(problem)
+    assert calls and attempt.reason == "time_limit" and attempt.plan == [] and attempt.states_expanded == 0
+
+
 @pytest.mark.parametrize("kind", ["compiled-novelty-gbfs", "compiled-lazy-gbfs"])
 def test_the_new_compiled_strategies_plan_as_their_python_searches(kind, ferry):
     model, problem = ferry

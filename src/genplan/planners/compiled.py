@@ -79,10 +79,10 @@ def native_task(task: GroundTask):
 class CompiledSearch:
     """One problem prepared for the compiled search: its grounded task and the bound WL model."""
 
-    def __init__(self, model, problem):
+    def __init__(self, model, problem, deadline: float | None = None):
         start = time.perf_counter()
         self.problem = problem
-        self.task = ground(problem.mimir, problem.domain_file)
+        self.task = ground(problem.mimir, problem.domain_file, deadline)  # GroundingTimeout past `deadline`
         self.native = native_task(self.task)
         self.wl = wl_model(model, problem, self.task)
         self.prepare_time = time.perf_counter() - start

@@ -16,12 +16,25 @@ from __future__ import annotations
 
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from genplan.errors import GenplanError
 from genplan.mimir import MimirTask, _load
 from genplan.pddl_io import read_text
+
+CHECK_EVERY = 1024  # ground actions between two looks at the clock
+
+
+class GroundingTimeout(Exception):
+    """The deadline passed while grounding: the problem's time limit ran out before its search began."""
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise GroundingTimeout
+
 
 _PRECONDITION = re.compile(r":precondition\b", re.IGNORECASE)
 _NOT = re.compile(r"\(\s*not\b", re.IGNORECASE)
@@ -75,9 +88,9 @@ def without_negative_preconditions(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
-def _explore(domain_file: Path, problem_file: Path) -> set[tuple]:
+def _explore(domain_file: Path, problem_file: Path, deadline: float | None = None) -> set[tuple]:
     """Names (schema, objects...) of the ground actions reachable in the delete relaxation of the
-    domain without negative preconditions."""
+    domain without negative preconditions (GroundingTimeout once time.perf_counter() passes `deadline`)."""
     with tempfile.TemporaryDirectory(prefix="genplan-ground-") as tmp:
         relaxed = Path(tmp) / "domain.pddl"
         relaxed.write_text(without_negative_preconditions(read_text(domain_file, "PDDL domain")), encoding="utf-8")
@@ -96,7 +109,9 @@ def _explore(domain_file: Path, problem_file: Path) -> set[tuple]:
             while True:
                 state, _ = states.get_or_create_state(repo.get_fluent_ground_atoms_from_indices(sorted(reached)), [])
                 new = set()
-                for a in generator.generate_applicable_actions(state):
+                for k, a in enumerate(generator.generate_applicable_actions(state)):
+                    if k % CHECK_EVERY == 0:
+                        _check(deadline)
                     if a.get_index() in done:
                         continue
                     done.add(a.get_index())
@@ -111,10 +126,12 @@ def _explore(domain_file: Path, problem_file: Path) -> set[tuple]:
                 typed.cleanup()
 
 
-def ground(mimir: MimirTask, domain_file: str | Path) -> GroundTask:
-    """The grounded task of a pymimir problem (see the module docstring)."""
+def ground(mimir: MimirTask, domain_file: str | Path, deadline: float | None = None) -> GroundTask:
+    """The grounded task of a pymimir problem (see the module docstring). With a `deadline` (a
+    time.perf_counter() value) GroundingTimeout is raised once it has passed, the clock read every
+    CHECK_EVERY ground actions: a problem whose grounding alone outlasts its time limit stops there."""
     path = mimir.path
-    names = sorted(_explore(Path(domain_file), path))
+    names = sorted(_explore(Path(domain_file), path, deadline))
     problem = mimir.problem
     objects = {o.get_name(): o for o in problem.get_objects()}
     objects |= {o.get_name(): o for o in mimir.domain.get_constants()}
@@ -122,7 +139,9 @@ def ground(mimir: MimirTask, domain_file: str | Path) -> GroundTask:
     statics = {a.get_index() for a in advanced.get_static_initial_atoms()}
     lists: tuple[list, list, list, list] = ([], [], [], [])
     kept = []
-    for name in names:
+    for k, name in enumerate(names):
+        if k % CHECK_EVERY == 0:
+            _check(deadline)
         act = problem.new_ground_action(mimir.domain.get_action(name[0]), [objects[o] for o in name[1:]])
         cond = act._advanced_ground_action.get_conjunctive_condition()
         if list(cond.get_derived_positive_condition()) or list(cond.get_derived_negative_condition()):

@@ -211,11 +211,14 @@ class HeuristicSearchPlanner:
     def _compiled(self, problem, start: float) -> Attempt:
         """A compiled search (`COMPILED`): one native call, its time limit counting the preparation."""
         from genplan.planners.compiled import CompiledSearch
+        from genplan.planners.grounding import GroundingTimeout
 
         try:
-            search = CompiledSearch(self.model, problem)
+            search = CompiledSearch(self.model, problem, deadline=start + self.limits.time_limit)
         except GenplanError as exc:  # an XGBoost model, conditional effects, derived predicates
             return Attempt([], "refused", time.perf_counter() - start, counters={"message": exc.message})
+        except GroundingTimeout:  # the time limit ran out while grounding: stopped there, not after it
+            return self._attempt(SearchResult([], "time_limit"), start)
         left = self.limits.time_limit - (time.perf_counter() - start)
         if left <= 0:
             return self._attempt(SearchResult([], "time_limit"), start)
