@@ -182,7 +182,7 @@ def test_more_objects_than_the_pool_is_a_refused_row_with_its_message(trained, t
     symt = levels["symt_e · gbfs"]
     assert (symt["system"], symt["variant"], symt["solved"], symt["refused"]) == ("symt_e", "no_contrastive", "1",
                                                                                   "1/2")
-    assert "| courier | easy | symt_e · gbfs | 30 s, loading not measured | 1/2 (refused 1/2) |" in \
+    assert "| courier | easy | symt_e · gbfs | learned | 30 s, loading not measured | 1/2 (refused 1/2) |" in \
         (results / "tables" / "ipc2023-levels.md").read_text()
 
 
