@@ -61,23 +61,11 @@ Outcome hybrid_gbfs(const Task &task, WLModel &model, const Limits &limits, bool
     out.expanded++;
     if (search.generate(node, fresh)) break;
     expanded.resize(search.graph.parent.size(), 0);
-    values.clear();
-    classical.clear();
-    bool late = false;
-    for (int c : fresh) {  // one batch, as best_first's one heuristic call
-      values.push_back(search.evaluate(c));
-      if (values.size() % 16 == 0 && search.late()) { late = true; break; }
-    }
-    out.evaluated += static_cast<int64_t>(values.size());
-    out.calls += !values.empty();
-    search.laps.lap(HEURISTIC);
-    if (late) { out.reason = "time_limit"; break; }
-    for (int c : fresh) {
-      classical.push_back(ff.h(search.graph.begin(c), search.graph.end(c)));
-      if (classical.size() % 16 == 0 && search.late()) { late = true; break; }
-    }
+    if (!search.evaluate_batch(fresh, values)) break;
+    const bool in_time = search.score_batch(
+        fresh, classical, [&](int c) { return ff.h(search.graph.begin(c), search.graph.end(c)); });
     search.laps.lap(CLASSICAL);
-    if (late) { out.reason = "time_limit"; break; }
+    if (!in_time) break;
     for (size_t k = 0; k < fresh.size(); k++) {
       if (classical[k] == inf) continue;  // a relaxed dead end: pruned
       lists[0].push({0, values[k], counter, fresh[k]});

@@ -124,16 +124,7 @@ Outcome eager_gbfs(const Task &task, WLModel &model, const Limits &limits, bool 
     open.pop();
     out.expanded++;
     if (search.generate(node, fresh)) break;
-    values.clear();
-    bool late = false;
-    for (int c : fresh) {  // one batch, as best_first's one heuristic call
-      values.push_back(search.evaluate(c));
-      if (values.size() % 16 == 0 && search.late()) { late = true; break; }
-    }
-    out.evaluated += static_cast<int64_t>(values.size());
-    out.calls += !values.empty();
-    search.laps.lap(HEURISTIC);
-    if (late) { out.reason = "time_limit"; break; }
+    if (!search.evaluate_batch(fresh, values)) break;
     for (size_t k = 0; k < fresh.size(); k++) {
       int width = 0;
       if (novelty) {

@@ -153,11 +153,8 @@ def _eager(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits, 
         clock.lap("queue")
         node = heapq.heappop(open_list)[-1]
         res.expanded += 1
-        successors = _successors(task, states[node])
-        clock.lap("successors")
-        new = _generate(task, node, successors, (states, parent, via, seen), res)
-        clock.lap("goal_and_duplicates")
-        if res.reason == "goal":
+        new = _expand(task, node, (states, parent, via, seen), res, clock)
+        if new is None:
             break
         if new:
             values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
@@ -231,6 +228,16 @@ def _root(task) -> tuple[SearchResult, tuple]:
     s0 = task.initial_state()
     res = SearchResult([], "goal" if task.is_goal(s0) else "dead_end")
     return res, ([s0], [-1], [None], {s0.get_index()})
+
+
+def _expand(task, node: int, graph: tuple, res: SearchResult, clock: _Clock) -> list[int] | None:
+    """An eager search's expansion of `node`: its successors (lap `successors`), the new ones into the
+    graph (`_generate`, lap `goal_and_duplicates`); their nodes, or None at a goal successor."""
+    successors = _successors(task, graph[0][node])
+    clock.lap("successors")
+    new = _generate(task, node, successors, graph, res)
+    clock.lap("goal_and_duplicates")
+    return None if res.reason == "goal" else new
 
 
 def _generate(task, node: int, successors, graph: tuple, res: SearchResult) -> list[int]:

@@ -45,10 +45,9 @@ from genplan.planners.best_first import (
     _Clock,
     _done,
     _evaluate,
-    _generate,
+    _expand,
     _root,
     _stopped,
-    _successors,
 )
 
 
@@ -83,11 +82,8 @@ def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callab
             break  # both lists held only expanded states: no plan exists
         expanded.add(node)
         res.expanded += 1
-        successors = _successors(task, states[node])
-        clock.lap("successors")
-        new = _generate(task, node, successors, (states, parent, via, seen), res)
-        clock.lap("goal_and_duplicates")
-        if res.reason == "goal":
+        new = _expand(task, node, (states, parent, via, seen), res, clock)
+        if new is None:
             break
         if new:
             values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
