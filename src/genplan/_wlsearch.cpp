@@ -1,7 +1,7 @@
 // genplan._wlsearch: greedy best-first searches with a learned linear WL heuristic, all native:
 // successor generation over a grounded STRIPS task, duplicate detection, the open list, the goal
 // test at generation, and per state the ILG graph, WL colour refinement and the dot product with
-// the weights. One call per problem (issue 57; genplan.planners.compiled drives it).
+// the weights. One call per problem (genplan.planners.compiled drives it).
 //
 // This file holds the Python bindings only: the heuristic is in _wlsearch_wl.cpp (what it follows
 // in wlplan), the searches in _wlsearch_search.cpp (what each follows in genplan.planners.best_first
@@ -57,7 +57,7 @@ py::dict run(Run search, bool novelty, bool timers, bool hybrid = false) {
 }  // namespace
 
 PYBIND11_MODULE(_wlsearch, m) {
-  m.doc() = "Greedy best-first searches with a linear WL heuristic (wlplan's ILG and WL colours), native (issue 57).";
+  m.doc() = "Greedy best-first searches with a linear WL heuristic (wlplan's ILG and WL colours), native.";
   py::class_<Task>(m, "Task")
       .def(py::init<int, IntLists, IntLists, IntLists, IntLists, std::vector<int>, std::vector<int>,
                     std::vector<int>>(),

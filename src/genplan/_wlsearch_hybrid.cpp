@@ -1,4 +1,4 @@
-// genplan._wlsearch.hybrid_gbfs (issue 57 item 3): eager GBFS with two open lists, one on the learned
+// genplan._wlsearch.hybrid_gbfs: eager GBFS with two open lists, one on the learned
 // WL h and one on hFF (_wlsearch_ff.hpp), alternated as Fast Downward's eager_greedy([learned, ff()])
 // alternates them (AlternationOpenList with boost 0, no preferred operators: src/search/open_lists/
 // alternation_open_list.cc and src/search/search_algorithms/eager_search.cc,

@@ -1,4 +1,4 @@
-// genplan._wlsearch's searches (issue 57 items 1 and 3). Each follows its Python reference in
+// genplan._wlsearch's searches (eager, novelty and lazy GBFS). Each follows its Python reference in
 // genplan.planners.best_first step for step: the same successor order (action indices, which are the
 // lexicographic order of the ground actions' names), duplicate detection on the state, the goal test
 // at generation, ties first in, first out, the same counters and limits checked before each expansion.

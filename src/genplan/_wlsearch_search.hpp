@@ -1,7 +1,7 @@
 // genplan._wlsearch's searches over a grounded STRIPS task with the linear WL heuristic
 // (_wlsearch_wl.hpp): eager GBFS, eager GBFS ordered by novelty then h, lazy GBFS, and the hybrid
 // eager GBFS that alternates the learned h with hFF (_wlsearch_ff.hpp). Each is one call
-// per problem and follows its Python reference in genplan.planners.best_first step for step (issue 57).
+// per problem and follows its Python reference in genplan.planners.best_first step for step.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // genplan._wlsearch's learned heuristic: a linear model over wlplan's WL features of a state's ILG,
 // bound to one problem (the colour dictionaries, the weights and the problem's base graph), and the
-// grounded task the searches expand (_wlsearch_search.hpp). Issue 57.
+// grounded task the searches expand (_wlsearch_search.hpp).
 #pragma once
 
 #include <cstddef>

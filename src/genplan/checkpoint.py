@@ -19,8 +19,7 @@ Anything else (another format or version) is refused with one message naming the
 from __future__ import annotations
 
 import io
-import pickle
-import zipfile
+import math
 from pathlib import Path
 
 from genplan import atomic
@@ -60,6 +59,9 @@ def read(path: str | Path, numpy_families: tuple[str, ...] = ()) -> dict:
     return _checked(ckpt if ckpt is not None else _with_torch(path), path)
 
 
+CORRUPT = "corrupt or not a genplan checkpoint"
+
+
 def _without_torch(path: Path, families: tuple[str, ...]):
     from genplan import checkpoint_numpy
 
@@ -67,6 +69,8 @@ def _without_torch(path: Path, families: tuple[str, ...]):
         return checkpoint_numpy.load(path, families)
     except checkpoint_numpy.NeedsTorch:
         return None
+    except checkpoint_numpy.Corrupt as exc:
+        raise GenplanError(f"{CORRUPT} ({exc})", path) from None
 
 
 def _with_torch(path: Path):
@@ -74,8 +78,41 @@ def _with_torch(path: Path):
 
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError, OSError) as exc:
-        raise GenplanError(f"corrupt or not a genplan checkpoint ({type(exc).__name__})", path) from None
+    except Exception as exc:  # noqa: BLE001 - torch's unpickler raises KeyError, TypeError, ... on a foreign file
+        raise GenplanError(f"{CORRUPT} ({type(exc).__name__})", path) from None
+
+
+def _non_finite(obj, where: str = "weights", depth: int = 0) -> str | None:
+    """The place of the first float (a number, an array or a tensor) in `obj` that is NaN or
+    infinite: such weights give a model arbitrary outputs, never an error of their own."""
+    if depth > 100:
+        return None
+    if isinstance(obj, float):
+        return None if math.isfinite(obj) else where
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    else:
+        return None if _finite_array(obj) else where
+    for key, value in items:
+        found = _non_finite(value, f"{where}.{key}", depth + 1)
+        if found:
+            return found
+    return None
+
+
+def _finite_array(obj) -> bool:
+    """False for a float numpy array or torch tensor holding NaN or an infinity (True for anything else)."""
+    import numpy as np
+
+    if isinstance(obj, (np.ndarray, np.floating)):
+        return obj.dtype.kind != "f" or bool(np.isfinite(obj).all())
+    if type(obj).__module__.startswith("torch") and hasattr(obj, "is_floating_point"):
+        import torch
+
+        return not obj.is_floating_point() or bool(torch.isfinite(obj).all())
+    return True
 
 
 def _checked(ckpt, path: Path) -> dict:
@@ -86,9 +123,14 @@ def _checked(ckpt, path: Path) -> dict:
         raise GenplanError(f"unsupported checkpoint version {ckpt.get('version')!r} (this genplan reads "
                            f"{VERSION}); retrain it with this genplan (delete it and rerun its training rule)", path)
     identity = ckpt.get("identity", {})
+    if not isinstance(identity, dict):
+        raise GenplanError(f"corrupt checkpoint: identity is a {type(identity).__name__}, not a mapping", path)
     missing = [k for k in FIELDS if k not in ckpt] + [f"identity.{k}" for k in IDENTITY if k not in identity]
     if missing:
         raise GenplanError(f"corrupt checkpoint: fields {missing} missing", path)
+    bad = _non_finite(ckpt["weights"])
+    if bad:
+        raise GenplanError(f"{CORRUPT} (non-finite weights: NaN or infinite at {bad})", path)
     return ckpt
 
 

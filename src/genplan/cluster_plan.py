@@ -181,9 +181,29 @@ def dry_run(configfile: Path, profile: str, snakemake: list[str] | None = None) 
     return res.stdout + res.stderr
 
 
+PARTIAL_EVERY_S = 600  # the training loop's default in-epoch partial-state interval (genplan.training.schedule)
+
+
+def group_runtime(members: list[Job], cores: int) -> float:
+    """Minutes a group job asks for, packed first-fit as Snakemake packs one: its jobs side by side while their threads fit
+    `cores`, the longest first; layers that do not fit run one after another (runtimes summed)."""
+    layers: list[tuple[int, float]] = []  # (threads used, longest runtime) per layer
+    for job in sorted(members, key=lambda j: -j.res("runtime", 60)):
+        threads = min(job.threads, cores)
+        for i, (used, longest) in enumerate(layers):
+            if used + threads <= cores:
+                layers[i] = (used + threads, max(longest, job.res("runtime", 60)))
+                break
+        else:
+            layers.append((threads, job.res("runtime", 60)))
+    return sum(longest for _, longest in layers)
+
+
 def plan(configfile: Path, profile: str, gpu_check: Path = GPU_CHECK, jobstats: list[Path] | None = None,
          text: str | None = None) -> list[str]:
-    """The report's lines (Markdown)."""
+    """The report's lines (Markdown). A job is priced by a measured rate (a GPU check's steps/s, or the
+    jobstats of the same or the nearest job of a CPU run) or counted as not measured, with what it asks
+    for beside it: a request is never passed off as a cost."""
     from genplan import registry
 
     config = yaml.safe_load(configfile.read_text())
@@ -198,66 +218,100 @@ def plan(configfile: Path, profile: str, gpu_check: Path = GPU_CHECK, jobstats: 
             continue
         row, runtime_h = rows[job.rule], job.res("runtime", 60) / 60
         row["jobs"] += 1
+        row["runtime_h"] = max(row["runtime_h"], runtime_h)
         row["requested_core_h"] += job.threads * runtime_h
+        hours = None
         if job.res("gpu") > 0:
             entry = registry.entry_for(config["models"][job.wildcards["model"]], job.wildcards["domain"])
             params, per_s, ckpt_mib = rates[rate_key(entry)]
             steps = training_steps(entry)
-            hours = steps / per_s / 3600 if steps else runtime_h
-            row["gpu_h"] += hours
             row["requested_gpu_h"] += runtime_h
-            row["storage_gb"] += ckpt_mib / 1024
-            sources[job.rule]["GPU rate x steps" if steps else "unmeasured"] += 1
+            if steps:
+                hours = steps / per_s / 3600
+                row["gpu_h"] += hours
+                # a partial state (weights and optimiser: ~3 checkpoints) every epoch and every PARTIAL_EVERY_S,
+                # and the best weights rewritten at most once an epoch
+                epochs = int((entry.get("train") or {}).get("epochs") or 1)
+                partials = epochs + math.floor(hours * 3600 / PARTIAL_EVERY_S)
+                row["partial_gb"] += (3 * partials + epochs) * ckpt_mib / 1024
+            row["storage_gb"] += (4 * ckpt_mib if steps else ckpt_mib) / 1024  # final weights, partial state, best
+            sources[job.rule]["GPU rate x steps" if steps else "not measured"] += 1
             what = f"{job.wildcards['model']} {job.wildcards['domain']}"
         else:
             stats, level = measured.find(job.benchmark)
-            sources[job.rule][level] += 1
-            if stats is None:
-                hours, cpu_h, out_gb = runtime_h, job.threads * runtime_h, 0.0
-            else:
-                hours, cpu_h, out_gb = stats["s"] / 3600, stats["cpu_time"] / 3600, stats["io_out"] / 1024
-            row["cpu_h"] += cpu_h
-            row["storage_gb"] += 0.0 if math.isnan(out_gb) else out_gb
+            sources[job.rule][level if stats is not None else "not measured"] += 1
+            if stats is not None:
+                hours = stats["s"] / 3600
+                row["cpu_h"] += stats["cpu_time"] / 3600
+                out_gb = stats["io_out"] / 1024
+                row["storage_gb"] += 0.0 if math.isnan(out_gb) else out_gb
             what = " ".join(job.wildcards.values())
-        if job.rule not in longest or hours > longest[job.rule][0]:
-            longest[job.rule] = (hours, runtime_h, what)
-    groups = {j.group for j in jobs if j.group is not None}
-    grouped = sum(1 for j in jobs if j.group is not None)
+        if hours is None:
+            row["unmeasured"] += 1
+            row["unmeasured_asked_h"] += runtime_h * (1 if job.res("gpu") > 0 else job.threads)
+        elif job.rule not in longest or (hours, longest[job.rule][2]) > (longest[job.rule][0], what):
+            longest[job.rule] = (hours, runtime_h, what)  # ties: the first name in order, whatever the DAG's order
+    members: dict[int, list[Job]] = defaultdict(list)
+    for j in jobs:
+        if j.group is not None:
+            members[j.group].append(j)
+    cores = int(prof.get("cores") or 1)
+    group_min = [group_runtime(m, cores) for m in members.values()]
     submissions = sum(1 for j in jobs if j.group is None and j.rule not in LOCAL_RULES)
-    return _format(configfile, profile, prof, gpu_check, rows, sources, longest, len(groups), grouped,
-                   submissions + len(groups), rates)
+    groups = {"n": len(members), "jobs": sum(len(m) for m in members.values()),
+              "longest_h": max(group_min, default=0) / 60, "cores": cores}
+    return _format(configfile, profile, prof, gpu_check, rows, sources, longest, groups, submissions + len(members),
+                   rates)
 
 
-def _format(configfile, profile, prof, gpu_check, rows, sources, longest, n_groups, grouped, submissions,
-            rates) -> list[str]:
+def _format(configfile, profile, prof, gpu_check, rows, sources, longest, groups, submissions, rates) -> list[str]:
     attempts = int(prof.get("retries", 0)) + 1
+    limit = (prof.get("default-resources") or {}).get("runtime_max")
     out = [f"# cluster plan: {configfile} under --profile {profile}",
            f"# command: genplan cluster-plan --configfile {configfile} --profile {profile} --gpu-check {gpu_check}",
            f"# GPU rates: {gpu_check} ({device_of(gpu_check)}): "
            + ", ".join(f"{k} {v[1]:.2f} steps/s" for k, v in rates.items()),
            "# CPU rates: Snakemake's jobstats of the committed CPU runs (results/jobstats, results/ipc2023-cpu/jobstats,"
            " results/plangpt-cpu/jobstats); GPU hours are the most a job may use (early stopping can end it sooner)",
+           "# not measured: jobs no rate prices, counted apart with the hours they ask for (GPU-h for GPU jobs,"
+           " core-h otherwise), never added to the estimates",
+           f"# partial-state writes: at most a partial state (~3 checkpoints) every epoch and every {PARTIAL_EVERY_S} s,"
+           " and the best weights once an epoch, of the GPU training jobs priced by a rate",
            "",
-           "| rule | jobs | GPU-h (est.) | CPU-h (est.) | asked GPU-h | asked core-h | storage GB | longest job (est. h)"
-           " | runtime asked (h) | attempts it needs | priced by |",
-           "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+           "| rule | jobs | GPU-h (est.) | CPU-h (est.) | not measured: jobs (asked h) | asked GPU-h | asked core-h"
+           " | storage GB | partial-state writes GB | longest job (est. h) | runtime asked per attempt (h)"
+           " | attempts it needs | priced by |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
     total = defaultdict(float)
     worst = 1
-    for rule in sorted(rows, key=lambda r: -rows[r]["gpu_h"] - rows[r]["cpu_h"]):
+    for rule in sorted(rows, key=lambda r: (-rows[r]["gpu_h"] - rows[r]["cpu_h"], -rows[r]["unmeasured_asked_h"], r)):
         row = rows[rule]
-        hours, runtime_h, what = longest[rule]
-        need = max(1, math.ceil(hours / runtime_h - 1e-9)) if runtime_h else 1
-        worst = max(worst, need)
+        runtime_h = row["runtime_h"]
+        if rule in longest:
+            hours, _, what = longest[rule]
+            need = max(1, math.ceil(hours / runtime_h - 1e-9)) if runtime_h else 1
+            worst = max(worst, need)
+            long_txt, need_txt = f"{hours:.2f} ({what})", str(need)
+        else:
+            long_txt, need_txt = "not measured", "?"
         src = ", ".join(f"{k} {v}" for k, v in sorted(sources[rule].items(), key=lambda kv: -kv[1]))
-        out.append(f"| {rule} | {row['jobs']:.0f} | {row['gpu_h']:.1f} | {row['cpu_h']:.1f} | {row['requested_gpu_h']:.0f}"
-                   f" | {row['requested_core_h']:.0f} | {row['storage_gb']:.1f} | {hours:.2f} ({what}) | {runtime_h:.0f}"
-                   f" | {need} | {src} |")
-        for k in ("jobs", "gpu_h", "cpu_h", "requested_gpu_h", "requested_core_h", "storage_gb"):
+        out.append(f"| {rule} | {row['jobs']:.0f} | {row['gpu_h']:.1f} | {row['cpu_h']:.1f} | {row['unmeasured']:.0f}"
+                   f" ({row['unmeasured_asked_h']:.0f}) | {row['requested_gpu_h']:.0f} | {row['requested_core_h']:.0f}"
+                   f" | {row['storage_gb']:.1f} | {row['partial_gb']:.1f} | {long_txt} | {runtime_h:.0f} | {need_txt}"
+                   f" | {src} |")
+        for k in ("jobs", "gpu_h", "cpu_h", "unmeasured", "unmeasured_asked_h", "requested_gpu_h", "requested_core_h",
+                  "storage_gb", "partial_gb"):
             total[k] += row[k]
-    out.append(f"| total | {total['jobs']:.0f} | {total['gpu_h']:.1f} | {total['cpu_h']:.1f} | "
-               f"{total['requested_gpu_h']:.0f} | {total['requested_core_h']:.0f} | {total['storage_gb']:.1f} | | | | |")
-    out += ["", f"SLURM submissions: {submissions} ({grouped} evaluation jobs packed into {n_groups} group jobs; "
+    out.append(f"| total | {total['jobs']:.0f} | {total['gpu_h']:.1f} | {total['cpu_h']:.1f} | {total['unmeasured']:.0f}"
+               f" ({total['unmeasured_asked_h']:.0f}) | {total['requested_gpu_h']:.0f} | {total['requested_core_h']:.0f}"
+               f" | {total['storage_gb']:.1f} | {total['partial_gb']:.1f} | | | | |")
+    fits = limit is None or groups["longest_h"] * 60 <= limit
+    out += ["", f"SLURM submissions: {submissions} ({groups['jobs']} evaluation jobs packed into {groups['n']} group jobs; "
             "the local rules and `all` run where Snakemake runs)",
-            f"Attempts: the longest job needs {worst} of the {attempts} the profile allows (retries + 1): "
+            ("Group jobs: none (every evaluation job alone: its threads fill the group's cores)" if not groups["n"] else
+             f"Group jobs: the longest asks for {groups['longest_h']:.1f} h on {groups['cores']} cores"
+             + ("" if limit is None else f", against the profile's runtime_max of {limit / 60:.1f} h: "
+                + ("fits" if fits else "DOES NOT FIT: smaller groups or a shorter evaluation.runtime_min"))),
+            f"Attempts: the longest measured job needs {worst} of the {attempts} the profile allows (retries + 1): "
             + ("fits" if worst <= attempts else "DOES NOT FIT: raise `retries` or the rule's runtime")]
     return out

@@ -1,5 +1,5 @@
 """What a configuration's schema lets through and a later step failed on, or ran without a word
-(issue 56): each a line of `genplan.configuration.problems`, checked before any job is planned."""
+(so that a mistyped value never costs a run or a silent wrong number): each a line of `genplan.configuration.problems`, checked before any job is planned."""
 
 from __future__ import annotations
 
@@ -33,6 +33,20 @@ def problems(config: dict) -> list[str]:
         if absent:
             lines.append(f"ipc2023_dir: {where} has no {absent[0]}/domain.pddl (of {len(absent)} configured "
                          "domain(s) absent): not a copy of the IPC 2023 learning track's benchmarks repository")
+    return lines
+
+
+def notices(config: dict) -> list[str]:
+    """One line per model whose `domains` hold none of the run's `domains`: known domains, so not
+    refused (tests/slurm-smoke.yaml leaves models out of a run so), but the model trains and plans
+    nowhere in this run, and every table leaves it out: said at every check, never silently."""
+    domains = config.get("domains") or []
+    lines = []
+    for name, entry in _models(config):
+        own = entry.get("domains")
+        if isinstance(own, list) and own and domains and not set(own) & set(domains):
+            lines.append(f"models.{name}.domains: {own} holds none of the run's domains {domains}: the model is "
+                         "left out of this run (no training, no evaluation, no row in any table)")
     return lines
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -82,13 +83,51 @@ def _where(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
+def _unknown(path, instance, node: dict) -> str:
+    allowed = sorted((node.get("properties") or {}).keys())
+    extra = sorted(map(str, set(instance) - set(allowed))) if isinstance(instance, dict) else []
+    hint = f"; allowed: {allowed}" if allowed else ""
+    return f"{_where(path)}: unknown key(s) {extra}{hint}"
+
+
 def _line(err: jsonschema.ValidationError) -> str:
     if err.validator == "additionalProperties":
-        allowed = sorted((err.schema.get("properties") or {}).keys())
-        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
-        hint = f"; allowed: {allowed}" if allowed else ""
-        return f"{_where(err.absolute_path)}: unknown key(s) {extra}{hint}"
+        return _unknown(err.absolute_path, err.instance, err.schema)
     return f"{_where(err.absolute_path)}: {err.message}"
+
+
+# A configuration is small (the largest shipped, paper-cpu.yaml: 959 values, 9 KB of text, 6 levels
+# deep); YAML's anchors and aliases can make a few lines expand to billions of values, which every
+# walk (the schema's, the finite-number check's) would visit. The expansion is measured first, with
+# these caps, and the walks run only below them.
+MAX_VALUES = 100_000
+MAX_TEXT_BYTES = 4 * 2**20
+MAX_DEPTH = 64
+
+
+def _too_big(value) -> str | None:
+    """A line naming the key where `value`'s expansion passes a cap, or None; the walk stops at the
+    cap, so its cost is bounded whatever the file's aliases multiply (and it is iterative: no
+    recursion limit on a deep file)."""
+    values, text = 0, 0
+    stack = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        values += 1
+        if isinstance(node, str):
+            text += len(node)
+        if len(path) > MAX_DEPTH:
+            return f"{_where(path[:1])}: nested more than {MAX_DEPTH} levels deep (at {_where(path[:8])}...)"
+        if values > MAX_VALUES or text > MAX_TEXT_BYTES:
+            what = f"{MAX_VALUES} values" if values > MAX_VALUES else f"{MAX_TEXT_BYTES} characters of text"
+            return (f"{_where(path[:1])}: the configuration expands past {what} (at {_where(path[:8])}): nested "
+                    "YAML anchors and aliases? (the largest shipped configuration has under 1000 values)")
+        if isinstance(node, dict):
+            text += sum(len(k) for k in node if isinstance(k, str))
+            stack.extend((v, (*path, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(node))
+    return None
 
 
 def _leaves(errors):
@@ -103,14 +142,21 @@ def _leaves(errors):
 def _violations(node: dict, value) -> list[str]:
     """One line per schema violation of `value` under `node`, misspelt keys first, no repeats; an
 `integer` is an int (5.0 is refused: `_Validator`)."""
+    unknown = []  # the top level's misspelt keys, named before anything walks the values
+    if isinstance(value, dict) and node.get("additionalProperties") is False and "properties" in node:
+        if set(value) - set(node["properties"]):
+            unknown = [_unknown((), value, node)]
+    too_big = _too_big(value)
+    if too_big:
+        return unknown + [too_big]
     errors = list(_leaves(_Validator(node).iter_errors(value)))
     errors.sort(key=lambda e: (e.validator != "additionalProperties", list(map(str, e.absolute_path))))
-    return list(dict.fromkeys(_line(e) for e in errors)) + list(_non_finite(value, ()))
+    return list(dict.fromkeys(unknown + [_line(e) for e in errors])) + list(_non_finite(value, ()))
 
 
 def _non_finite(value, path: tuple) -> list[str]:
     """A NaN or infinite number anywhere (YAML's .nan, .inf; JSON's NaN, Infinity): every bound of
-    the schema lets NaN through, and an infinite limit crashes where it is used (issue 56)."""
+    the schema lets NaN through, and an infinite limit crashes where it is used."""
     if isinstance(value, float) and not math.isfinite(value):
         return [f"{_where(path)}: {value} is not a finite number"]
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
@@ -215,10 +261,15 @@ def problems(config: dict, schema_path: str | Path) -> list[str]:
 
 
 def check(config: dict, schema_path: str | Path) -> None:
-    """ValueError listing every problem, if any."""
+    """ValueError listing every problem, if any; else each notice (genplan.config_edges.notices) on
+    stderr, one line each."""
     found = problems(config, schema_path)
     if found:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(found))
+    from genplan import config_edges
+
+    for line in config_edges.notices(config):
+        print(f"genplan: note: {line}", file=sys.stderr)
 
 
 def check_value(value, where: tuple[str, ...], what: str, required: tuple[str, ...] | None = None) -> None:

@@ -1,7 +1,8 @@
 """Where a training job runs, said before it starts: the device torch sees, the NVIDIA driver, and
 whether the torch build's CUDA runs on that driver (`genplan doctor` prints the same).
 
-`resolve(requested, gpus)` is the one decision (issue 55, "fail fast"):
+`resolve(requested, gpus)` is the one decision, made before any training ("fail fast": a GPU
+job that would fall back to the CPU stops at once instead of spending its allocation):
 
 - `cuda`: CUDA or a `DeviceError`;
 - `cpu`: the CPU;

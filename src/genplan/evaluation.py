@@ -55,7 +55,7 @@ COLUMNS = [
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
                    strategy: str | None, settings: dict, out: str | Path, benchmark: str | None = None,
                    seed: str | None = None, model=None, out_plans: str | Path | None = None,
-                   jobs: int = 1, planner=None, count_loading: bool = False) -> list[dict]:
+                   jobs: int = 1, planner=None, count_loading: bool = False, budget=None) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
     (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
@@ -73,7 +73,10 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     the model and making its planner (a worker's own age at that point, with `jobs` > 1); the job's
     checks of the whole split (plans table, every problem parsed, the resume keys) are not counted, each
     problem's own parsing is in its `time`. A budget can then count loading as Fast Downward's wall time
-    does (genplan.report.ipc_scores); in a longer-lived process the age would not be loading."""
+    does (genplan.report.ipc_scores); in a longer-lived process the age would not be loading.
+    `budget` (a genplan.limits.Limits): the resource protocol instead: every problem planned by a
+    fresh process of its own under those limits, `jobs` at once (genplan.isolated), each row's counters
+    with the CPU and wall seconds and peak memory of its whole run, loading included."""
     started, importing = process_age() if count_loading else None, time.perf_counter()
     from genplan.domains import domain_key
     from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
@@ -83,6 +86,8 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
 
     if jobs < 1 or (jobs > 1 and model is not None):
         raise ValueError(f"jobs must be at least 1 and 1 for a model held in memory, not {jobs}")
+    if budget is not None and model is not None:
+        raise ValueError("the resource protocol plans from a checkpoint, not a model held in memory")
     if planner is not None and (model is None or strategy is None):
         raise ValueError("a planner built by the caller needs its model and strategy")
     benchmark_dir = Path(benchmark_dir)
@@ -122,7 +127,9 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     tasks = [(row, best.get(row["problem"]), _reference_plan(plans_table, row["problem"]) if completes else None)
              for row in rows]
     sidecar = resume.Sidecar(out) if resumable else None  # finished problems, saved as they come
-    keys = _resume_keys(checkpoint, domain, split, strategy, settings, tasks) if resumable else {}
+    # a record made under other limits (or none) is not one of this job's
+    keyed = settings if budget is None else {**settings, "protocol": budget.as_dict()}
+    keys = _resume_keys(checkpoint, domain, split, strategy, keyed, tasks) if resumable else {}
     found = recheck_resumed(sidecar.load(keys), {t[0]["problem"]: t[0] for t in tasks}, domain) if resumable else {}
     todo = [i for i, t in enumerate(tasks) if t[0]["problem"] not in found]
 
@@ -131,7 +138,15 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         if resumable:
             sidecar.save(tasks[i][0]["problem"], keys[tasks[i][0]["problem"]], rec)
 
-    if jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
+    if budget is not None:  # a process a problem, under the resource protocol (genplan.isolated)
+        from genplan import isolated
+
+        mine = [tasks[i] for i in todo]
+        results = isolated.evaluate_rows(checkpoint, domain, strategy, settings, mine, budget, jobs)
+        with contextlib.closing(results):
+            for j, rec in progress(results, total=len(mine), desc=f"{desc} (protocol: {budget.describe()})"):
+                finished(todo[j], rec)
+    elif jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
         _in_workers(checkpoint, domain, strategy, settings, tasks, todo, jobs, desc, finished, count_loading)
     else:
         for i in progress(todo, total=len(todo), desc=desc):
@@ -160,8 +175,8 @@ def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: 
 
 def recheck_resumed(found: dict, rows: dict, domain: Path) -> dict:
     """The sidecar's records whose stored plan VAL still judges as the record says (its `val`, and a
-    solved row's plan_length); any other is logged and its problem planned again (issue 56: resumed
-    records went into the CSV without VAL)."""
+    solved row's plan_length); any other is logged and its problem planned again (a resumed record must
+    not enter the CSV without VAL's verdict on its plan)."""
     from genplan import val
     from genplan.pddl_io import plan_to_text, str_to_atom
 
@@ -213,7 +228,7 @@ def _read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[di
     a problem that is not one of the split's manifest `rows` (another domain's or split's table: its
     best-known lengths would leave the quality column silently blank), or was planned from other
     content under the same names (problems regenerated with another seed: wrong best-known lengths
-    and qualities, issue 56 case 4)."""
+    and qualities)."""
     if not Path(path).is_file():
         raise GenplanError("plans table not found", path)
     table = planning.read_table(path)
@@ -236,8 +251,12 @@ def _reference_plan(plans_table: str | Path, problem: str) -> list | None:
 def read_evaluation(path: str | Path) -> list[dict]:
     """Rows of one evaluation CSV; GenplanError names the file when columns are missing (an
     evaluation of an older genplan: rerun its evaluation), and when it is not a whole evaluation
-    (issue 56): empty, without rows, cut short (no final newline, a row short of fields, counters
-    that are not JSON), or with a `solved` other than yes or no (a report would count it unsolved)."""
+    (a report must never count a damaged file): empty, without rows, cut short (no final newline, a row short of fields, counters
+    that are not JSON), or with a `solved` other than yes or no (a report would count it unsolved); and
+    when a problem has two rows, rows are of two jobs, or of problems its split does not have
+    (genplan.row_set: every report would count them as the split's)."""
+    from genplan import row_set
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -246,7 +265,10 @@ def read_evaluation(path: str | Path) -> list[dict]:
         raise GenplanError(f"cannot read the evaluation CSV: {exc}", path) from None
     if not text.endswith("\n"):
         raise GenplanError("evaluation CSV is empty or cut short (no final newline): rerun its evaluation", path)
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:  # a field past csv's size limit
+        raise GenplanError(f"evaluation CSV is not a CSV file: {exc}", path) from None
     missing = set(COLUMNS) - set(rows[0]) if rows else set()
     if missing:
         raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)} (made by an older genplan? "
@@ -260,8 +282,11 @@ def read_evaluation(path: str | Path) -> list[dict]:
         if r["solved"] not in ("yes", "no"):
             raise GenplanError(f"row {line} ({r['problem']}): solved={r['solved']!r}, not yes or no", path)
         try:
-            json.loads(r["counters"] or "{}")
-        except json.JSONDecodeError:
-            raise GenplanError(f"row {line} ({r['problem']}): counters are not JSON: the CSV is cut short or "
-                               "damaged (rerun its evaluation)", path) from None
+            counters = json.loads(r["counters"] or "{}")
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
+            counters = None
+        if not isinstance(counters, dict):  # the reports read it as a mapping
+            raise GenplanError(f"row {line} ({r['problem']}): counters are not a JSON object: the CSV is cut "
+                               "short or damaged (rerun its evaluation)", path) from None
+    row_set.check_rows(rows, path)  # one row per problem of the split, of one job
     return rows

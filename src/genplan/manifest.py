@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.paths import ALL_SPLITS, SPLITS  # defined once, with the results layout
+from genplan.paths import ALL_SPLITS, SPLITS  # noqa: F401 (SPLITS: readers of manifests import it from here)
 from genplan.tables import csv_text
 
 COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
@@ -40,3 +40,20 @@ def read(benchmark_dir: str | Path, split: str | None = None) -> list[dict]:
         r["size"] = int(r["size"])
         r["num_objects"] = int(r["num_objects"])
     return rows
+
+
+def incomplete(benchmark_dir: str | Path) -> str | None:
+    """Why an existing benchmark folder is not a whole one (None where it is): no domain.pddl, no
+    manifest.csv, or a problem file its manifest names missing. A workflow takes an existing problems
+    folder as its rule's finished output; a folder holding only what a results root commits (a
+    manifest, best known costs) would send planning to a folder without problems."""
+    benchmark_dir = Path(benchmark_dir)
+    for name in ("domain.pddl", "manifest.csv"):
+        if not (benchmark_dir / name).is_file():
+            return f"no {name}"
+    try:
+        rows = read(benchmark_dir)
+    except (GenplanError, csv.Error, KeyError, ValueError) as exc:
+        return f"its manifest is not readable ({exc})"
+    missing = [r["file"] for r in rows if not r["path"].is_file()]
+    return f"{len(missing)} problem file(s) its manifest names are missing, e.g. {missing[0]}" if missing else None

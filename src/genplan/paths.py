@@ -8,6 +8,7 @@ others), so that no run overwrites another's files:
 
     <root>/problems/<benchmark>/<domain>/                 manifest.csv, domain.pddl, <split>/*.pddl
                                                           (ipc2023: and upper_bounds.csv)
+    <root>/best-known/<benchmark>/<domain>/upper_bounds.csv  a committed copy of the import's
     <root>/plans/<benchmark>/<domain>/<split>.csv          and <split>/ (plan files)
     <root>/plans/<benchmark>/<domain>/<split>.anytime.csv  and <split>.anytime/ (anytime LAMA)
     <root>/trajectories/<benchmark>/<domain>/<split>.json.gz
@@ -52,9 +53,18 @@ class Layout:
         return self._p("problems", benchmark, domain)
 
     def upper_bounds(self, benchmark, domain) -> str:
-        """The best known costs of the test problems (ipc2023: split,problem,best_known_cost), inside
-        the problems folder (the import rule's output)."""
-        return f"{self.problems(benchmark, domain)}/upper_bounds.csv"
+        """The best known costs of the test problems (ipc2023: split,problem,best_known_cost): the
+        import's, inside the problems folder (the import rule's output), or where no import is there the
+        committed copy (`committed_bounds`), so that reports regenerate on a clone without the benchmark."""
+        imported = f"{self.problems(benchmark, domain)}/upper_bounds.csv"
+        committed = self.committed_bounds(benchmark, domain)
+        return committed if not Path(imported).is_file() and Path(committed).is_file() else imported
+
+    def committed_bounds(self, benchmark, domain) -> str:
+        """The committed copy of the import's upper_bounds.csv. Never inside the problems folder: a
+        folder holding it would look to Snakemake like a finished import, and planning would start on a
+        folder without problems."""
+        return self._p("best-known", benchmark, domain, "upper_bounds.csv")
 
     def plans_table(self, benchmark, domain, split) -> str:
         return self._p("plans", benchmark, domain, f"{split}.csv")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pddl.core import Domain as _PDomain
@@ -45,6 +45,11 @@ class DomainInfo:
     fluent_predicates: frozenset[str]  # predicates some action adds or deletes
     actions: dict[str, int]  # name -> number of parameters
     constants: tuple[str, ...] = ()  # the domain's (:constants ...), objects of every problem
+    # what a plan's steps are checked against (genplan.plan_check): per action the types each
+    # parameter admits (empty: any object), per constant its type, per type itself and its ancestors
+    parameter_types: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
+    constant_types: dict[str, str] = field(default_factory=dict)
+    supertypes: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,19 +142,36 @@ def read_text(path: str | Path, what: str, allow_empty: bool = False) -> str:
 def _parse_domain_cached(path: str, mtime: float, size: int) -> DomainInfo:
     text = read_text(path, "PDDL domain")
     try:
-        dom: _PDomain = DomainParser()(text)
+        dom: _PDomain = _domain_parser()(text)
     except Exception as exc:  # the library raises lark and its own errors
         raise GenplanError(f"malformed PDDL domain: {_first_line(exc)}", path) from None
     _check_supported(dom, path)
     fluent: set[str] = set()
-    actions = {}
+    actions, parameter_types = {}, {}
     for action in dom.actions:
         actions[str(action.name)] = len(action.parameters)
+        parameter_types[str(action.name).lower()] = tuple(
+            frozenset(str(t).lower() for t in p.type_tags) for p in action.parameters)
         for atom in _effect_atoms(action.effect, path, str(action.name)):
             fluent.add(str(atom.name))
     predicates = {str(p.name): p.arity for p in dom.predicates}
     constants = tuple(sorted(str(c.name).lower() for c in dom.constants))
-    return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions, constants)
+    constant_types = {str(c.name).lower(): str(c.type_tag or "object").lower() for c in dom.constants}
+    return DomainInfo(str(dom.name), Path(path), predicates, frozenset(fluent), actions, constants,
+                      parameter_types, constant_types, _supertypes(dom.types))
+
+
+def _supertypes(parents) -> dict[str, frozenset[str]]:
+    """Each declared type with itself and its ancestors (`object` the root of all); a cycle ends
+    where it closes."""
+    parents = {str(k).lower(): (str(v).lower() if v is not None else "object") for k, v in parents.items()}
+    out = {}
+    for name in [*parents, "object"]:
+        seen = [name]
+        while seen[-1] in parents and parents[seen[-1]] not in seen:
+            seen.append(parents[seen[-1]])
+        out[name] = frozenset([*seen, "object"])
+    return out
 
 
 def parse_domain(path: str | Path) -> DomainInfo:
@@ -180,9 +202,18 @@ def check_problem_header(path: str | Path, domain: DomainInfo) -> None:
         raise GenplanError(f"problem is for domain {match.group(1)!r}, not {domain.name!r} ({domain.path})", path)
 
 
+_TOKEN_LIST = re.compile(r"^error while parsing tokens \[.*\]: ", re.DOTALL)
+
+
 def _first_line(exc: Exception) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:300]
+    """The parser's reason in one line of at most 300 characters. Lark wraps what a rule's code raised
+    (the pddl library's "duplicate name 'x' in typed list") in a VisitError whose first line is only
+    the rule's name and a colon: the wrapped exception is the reason; the token list the library
+    prefixes to it (every object of the problem) is dropped."""
+    inner = getattr(exc, "orig_exc", None) or exc
+    text = _TOKEN_LIST.sub("", str(inner).strip()) or type(inner).__name__
+    line = next((l.strip() for l in text.splitlines() if l.strip()), text)
+    return line if len(line) <= 300 else line[:297] + "..."
 
 
 def _goal_atoms(goal, path) -> list[Predicate]:
@@ -203,6 +234,17 @@ def _atom(pred: Predicate) -> Atom:
 
 
 _PARSERS = threading.local()  # one parser a thread: Fast Downward's pool calls parse_problem from threads
+
+
+def _domain_parser() -> DomainParser:
+    """The pddl package's domain parser, built once per thread as `_problem_parser` (its grammar costs
+    about 0.25 s of CPU, which every domain read paid: the domain fuzz target ran 3 inputs a second),
+    with a new transformer for each text."""
+    parser = getattr(_PARSERS, "domain_parser", None)
+    if parser is None:
+        parser = _PARSERS.domain_parser = DomainParser()
+    parser._transformer = type(parser._transformer)()
+    return parser
 
 
 def _problem_parser() -> ProblemParser:
@@ -285,6 +327,11 @@ def read_plan(path: str | Path) -> list[Action]:
     """Read a whole plan file: one ``(action object ...)`` a line, ``;`` comments and blank lines;
     any other line is refused naming the file and the line (VAL stops reading at such a line and
     judges the prefix before it: a plan with junk in it must never pass for that prefix)."""
+    return [action for _, action in read_plan_lines(path)]
+
+
+def read_plan_lines(path: str | Path) -> list[tuple[int, Action]]:
+    """`read_plan`'s actions, each with its 1-based line in the file."""
     actions = []
     for lineno, line in enumerate(read_text(path, "plan", allow_empty=True).splitlines(), 1):
         text = line.split(";", 1)[0].strip()
@@ -294,7 +341,7 @@ def read_plan(path: str | Path) -> list[Action]:
             shown = text if len(text) <= 80 else text[:77] + "..."
             raise GenplanError(f"line {lineno}: not an action `(name object ...)` nor a `;` comment: {shown!r}",
                                path)
-        actions.append(str_to_atom(text))
+        actions.append((lineno, str_to_atom(text)))
     return actions
 
 

@@ -21,7 +21,7 @@ def process_age() -> float | None:
     """Seconds since this process started (Linux's /proc: the interpreter's start, the imports and
     whatever ran since), None where /proc is not there. `genplan evaluate` records it, taken when the
     model is loaded and its planner made, as each row's `load_time` counter: what a planner started
-    for one problem pays before it reads the problem (issue 57 item 2: the same budget, loading
+    for one problem pays before it reads the problem (so that one budget holds, loading
     included, for a learned planner and Fast Downward, whose driver's wall time holds its own start)."""
     try:
         with open("/proc/self/stat") as f:
@@ -47,24 +47,35 @@ def evaluate_problem(planner, domain: Path, row: dict, best: int | None, referen
     plan as action strings (None where refused), stored beside the CSV. `load_time` (process_age when
     the planner was ready) goes into the counters; `time` stays the problem's own (parsing, grounding,
     search)."""
-    from genplan.pddl_io import atom_to_str
     from genplan.planners.base import Problem
     from genplan.planners.solve import solve_and_validate
 
     outcome = solve_and_validate(planner, Problem(domain, row["path"], reference))
+    if load_time is not None:
+        outcome.attempt.counters["load_time"] = round(load_time, 4)
+    return record(row, best, outcome)
+
+
+def record(row: dict, best: int | None, outcome) -> dict:
+    """The row of one problem from its planner's attempt and VAL's verdict (a
+    genplan.planners.solve.Outcome; verdict None where the planner refused the problem or never
+    returned a plan)."""
+    from genplan.pddl_io import atom_to_str
+
     a, verdict = outcome.attempt, outcome.verdict
     counters = {"states_expanded": a.states_expanded, **a.counters}
     if a.tokens_generated:
         counters["tokens_generated"] = a.tokens_generated
-    if load_time is not None:
-        counters["load_time"] = round(load_time, 4)
     rec = {"problem": row["problem"], "size": row["size"], "num_objects": row["num_objects"],
-           "plan": None if a.reason == "refused" else [atom_to_str(x) for x in a.plan],
+           "plan": None if a.reason == "refused" or verdict is None else [atom_to_str(x) for x in a.plan],
            "horizon": "" if a.horizon is None else a.horizon, "best_known": "" if best is None else best,
            "steps": a.steps, "model_calls": a.model_calls, "counters": counters_json(counters)}
     if a.reason == "refused":
         log.warning("%s: %s", row["problem"], a.counters.get("message", "refused"))
         return {**rec, "solved": "no", "reason": "refused", "val": "", "plan_length": "", "quality": "", "time": ""}
+    if verdict is None:  # ended before it returned a plan (the resource protocol's limits, a crash)
+        return {**rec, "solved": "no", "reason": a.reason, "val": "", "plan_length": "", "quality": "",
+                "time": f"{a.time:.4f}"}
     reason = a.reason if not a.reached_goal or verdict.valid else "val_rejected"
     length = len(a.plan) if outcome.solved else ""
     quality = _quality(best, length) if outcome.solved and best is not None else ""

@@ -93,7 +93,7 @@ class Family:
 
 FAMILIES: dict[str, Family] = {
     f.name: f for f in (
-        # the transition LSTMs and XGBoost train in 17-337 s on CPUs (issue 55): no GPU held for them
+        # the transition LSTMs and XGBoost train in 17-337 s on CPUs (paper-cpu's summaries): no GPU held for them
         Family("transition", "genplan.models.transition.family", ("trajectories",), ("beam",), gpu=False,
                default_strategy="beam3-pooled"),
         Family("plangpt", "genplan.models.plangpt.family", ("trajectories", "statespaces"),

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genplan import stored_plans, val
+from genplan import row_set, stored_plans, val
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
 from genplan.paths import ALL_SPLITS, parse_evaluation_path
@@ -71,6 +71,8 @@ def recheck(evaluation_csv: str | Path, problems: str | Path | None = None,
     evaluation_csv = Path(evaluation_csv)
     if not evaluation_csv.is_file():
         raise GenplanError("evaluation CSV not found", evaluation_csv)
+    if _is_plans_table(evaluation_csv):
+        return recheck_plans_table(evaluation_csv, problems)
     rows = read_evaluation(evaluation_csv)
     plans_file = Path(plans) if plans is not None else stored_plans.plans_path(evaluation_csv)
     result = Recheck(evaluation_csv)
@@ -92,8 +94,96 @@ def recheck(evaluation_csv: str | Path, problems: str | Path | None = None,
     _recheck_best_known(evaluation_csv, rows, result)
     for name in sorted(set(doc["problems"]) - {r["problem"] for r in rows}):  # a row deleted from the CSV
         result.disagree.append(f"{name}: a plan is stored for it but the CSV has no row (a row deleted?)")
+    _recheck_row_set(rows, folder, evaluation_csv, result)
     result.n_missing = len(result.missing)
     return result
+
+
+def _is_plans_table(path: Path) -> bool:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        header = f.readline().strip().split(",")
+    return {"problem", "config", "valid", "plan_file"} <= set(header)
+
+
+def recheck_plans_table(table_path: Path, problems: str | Path | None = None) -> Recheck:
+    """Re-check every planner configuration's stored plans of a plans table (genplan.stages.plans
+    .store_plans: `<config>.plans.json.gz` in the split's plans folder) against its rows: VAL's verdict
+    now is the row's `valid`, a valid plan's length its `plan_length`, a run without a plan has none."""
+    from genplan.stages import plans as planning
+
+    table = planning.read_table(table_path)
+    result = Recheck(table_path)
+    folder_of_plans = table_path.with_suffix("")
+    configs = [c for c in dict.fromkeys(r["config"] for r in table) if c != "reference"]
+    with tempfile.TemporaryDirectory(prefix="genplan-validate-") as tmp:
+        for config in configs:
+            rows = [r for r in table if r["config"] == config]
+            path = folder_of_plans / planning.stored_plans_name(config)
+            if not path.is_file():
+                result.missing.append(f"{config}: all {len(rows)} problems: no stored plans {path} (a plans table "
+                                      "made before the plans were stored: plan the split again)")
+                continue
+            doc = stored_plans.read(path)
+            root = table_path.absolute().parents[3] if problems is None else None
+            folder = Path(problems) if problems is not None else root / doc["benchmark_dir"]
+            domain = folder / doc["domain"]["file"]
+            if not domain.is_file() or stored_plans.sha256(domain) != doc["domain"]["sha256"]:
+                result.missing.append(f"{config}: domain file {domain} absent or not the planned one")
+                continue
+            for r in rows:
+                _recheck_plans_row(config, r, doc["problems"].get(r["problem"]), folder, domain,
+                                   Path(tmp) / "plan", result)
+    result.n_missing = len(result.missing)
+    return result
+
+
+def _recheck_plans_row(config: str, row: dict, entry: dict | None, folder: Path, domain: Path, plan_file: Path,
+                       result: Recheck) -> None:
+    name = f"{row['problem']} ({config})"
+    if entry is None:
+        result.missing.append(f"{name}: no stored entry")
+        return
+    if entry["plan"] is None:
+        result.rechecked += 1
+        if row["plan_length"] in ("", None):
+            result.agree += 1
+        else:
+            result.disagree.append(f"{name}: no plan stored, the table has a plan of {row['plan_length']} actions")
+        return
+    problem = folder / entry["file"]
+    if not problem.is_file() or stored_plans.sha256(problem) != entry["sha256"]:
+        result.missing.append(f"{name}: problem file {problem} absent or not the planned one")
+        return
+    plan_file.write_text("".join(f"{a}\n" for a in entry["plan"]))
+    verdict = val.validate(domain, problem, plan_file)
+    result.rechecked += 1
+    differs = []
+    if ("yes" if verdict.valid else "no") != row["valid"]:
+        differs.append(f"VAL now says {'valid' if verdict.valid else verdict.message!r}, the table valid={row['valid']}")
+    if row["plan_length"] not in ("", None) and row["plan_length"] != str(len(entry["plan"])):
+        differs.append(f"stored plan has {len(entry['plan'])} actions, the table's plan_length is {row['plan_length']}")
+    if differs:
+        result.disagree.append(f"{name}: " + "; ".join(differs))
+    else:
+        result.agree += 1
+
+
+def _recheck_row_set(rows: list[dict], folder: Path, evaluation_csv: Path, result: Recheck) -> None:
+    """The rows against the split's problems (the benchmark folder's manifest, else the results
+    layout's: genplan.row_set): a problem of the split without a row, or a row of a problem the split
+    does not have, is a disagreement."""
+    split = rows[0]["split"]
+    problems = row_set.manifest_problems(folder, split)
+    if problems is None:
+        problems = row_set.split_problems(evaluation_csv, rows[0])
+    if problems is None:
+        result.missing.append(f"all {len(rows)} problems: no manifest in {folder} to check the rows against "
+                              f"split {split!r}")
+        return
+    for name in row_set.missing_rows(rows, problems):
+        result.disagree.append(f"{name}: a problem of split {split!r} without a row (a row deleted?)")
+    for name in sorted({r["problem"] for r in rows} - problems):
+        result.disagree.append(f"{name}: a row of a problem that split {split!r} does not have")
 
 
 def _recheck_row(row: dict, entry: dict | None, folder: Path, domain: Path, plan_file: Path, result: Recheck) -> None:
@@ -103,11 +193,12 @@ def _recheck_row(row: dict, entry: dict | None, folder: Path, domain: Path, plan
         return
     if entry["plan"] is None:
         result.rechecked += 1
-        refused = row["reason"] == "refused" and row["solved"] == "no" and row["val"] == ""
-        if refused:
+        # refused, or ended by the resource protocol's limits before it returned a plan
+        without_plan = row["solved"] == "no" and row["val"] == "" and row["plan_length"] == ""
+        if without_plan:
             result.agree += 1
         else:
-            result.disagree.append(f"{name}: no plan stored (refused) but the CSV says solved={row['solved']} "
+            result.disagree.append(f"{name}: no plan stored but the CSV says solved={row['solved']} "
                                    f"reason={row['reason']} val={row['val']!r}")
         return
     problem = folder / entry["file"]
@@ -118,9 +209,21 @@ def _recheck_row(row: dict, entry: dict | None, folder: Path, domain: Path, plan
         result.missing.append(f"{name}: problem file {problem} is not the evaluated one (SHA-256 differs)")
         return
     plan = entry["plan"]
+    if not isinstance(plan, list) or not all(isinstance(a, str) and a.strip() and "\n" not in a and "\r" not in a
+                                             for a in plan):
+        result.rechecked += 1
+        result.disagree.append(f"{name}: the stored plan is not a list of one-line action strings")
+        return
     plan_file.write_text("".join(f"{a}\n" for a in plan))
-    verdict = val.validate(domain, problem, plan_file)
-    now = "valid" if verdict.valid else verdict.message
+    try:
+        verdict = val.validate(domain, problem, plan_file)
+        now = "valid" if verdict.valid else verdict.message
+    except GenplanError as exc:  # the stored plan's own defect is this row's verdict (its file is temporary)
+        if exc.path != plan_file:
+            raise
+        verdict = val.ValResult(False, None, "")
+        now = (f"not checked: {exc.message}" if isinstance(exc, val.ValTimeout)
+               else f"the stored plan cannot be read as a plan: {exc.message}")
     solved = verdict.valid and row["reason"] == "goal"
     result.rechecked += 1
     differs = []

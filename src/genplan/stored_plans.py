@@ -89,9 +89,31 @@ def read(path: str | Path) -> dict:
             doc = json.load(fh)
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:  # zlib: a flipped byte
         raise GenplanError(f"not a stored-plans file (gzip JSON): {exc}", path) from None
+    except RecursionError:  # json's decoder on arrays or objects nested thousands deep
+        raise GenplanError("not a stored-plans file (gzip JSON): nested too deeply", path) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("problems"), dict):
         raise GenplanError(f"not a stored-plans file of format {FORMAT}", path)
+    fault = _shape_fault(doc)
+    if fault:
+        raise GenplanError(f"not a stored-plans file of format {FORMAT}: {fault}", path)
     return doc
+
+
+def _shape_fault(doc: dict) -> str | None:
+    """What in `doc` is not of the shape the module docstring gives (every field a reader uses), or
+    None: its readers index the document without further checks."""
+    if not isinstance(doc.get("benchmark_dir"), str):
+        return "benchmark_dir is not a string"
+    dom = doc.get("domain")
+    if not (isinstance(dom, dict) and isinstance(dom.get("file"), str) and isinstance(dom.get("sha256"), str)):
+        return "domain is not {file, sha256}"
+    for name, entry in doc["problems"].items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("file"), str) and isinstance(entry.get("sha256"), str)):
+            return f"problem {name!r} is not {{file, sha256, plan}}"
+        plan = entry.get("plan", ...)
+        if not (plan is None or isinstance(plan, list) and all(isinstance(step, str) for step in plan)):
+            return f"the plan of problem {name!r} is neither null nor a list of action strings"
+    return None
 
 
 def benchmark_dir(doc: dict, evaluation_csv: str | Path, problems: str | Path | None = None) -> Path:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genplan import plan_check
 from genplan.errors import GenplanError
 from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text,
                               str_to_atom)
@@ -22,6 +25,8 @@ _EFFECT = re.compile(r"^(Deleting|Adding) (\(.*\))\s*$")
 # reference plans of satellite medium p28 and p29 (10,665 and 10,207 steps) are refused so.
 VAL_PARSER_STEPS = 9992
 LONG_LINE = 1000  # characters: VAL is shown no longer line (`val_text`)
+LONG_NAME = 200  # characters: VAL is shown a short alias for a longer name (`long_names`)
+_NAME = re.compile(r"[^\s()]+")
 
 
 class ValTimeout(GenplanError):
@@ -50,14 +55,19 @@ def check_inputs(domain: str | Path, problem: str | Path, plan: str | Path) -> N
     read_plan(plan)
 
 
-def val_text(text: str) -> str:
-    """PDDL or plan text as VAL is shown it: `;` comments removed (PDDL has no strings) and lines
-    longer than `LONG_LINE` broken at whitespace. VAL's reader is quadratic in a line's length
-    (issue 56 case 8: a 10 KB line took 0.9 s, 40 KB 17.5 s, 100 KB 95 s): a Gripper problem with a
-    200 KB comment line ran past 300 s in VAL after 0.24 s of planning."""
+def val_text(text: str, aliases: dict[str, str] | None = None) -> str:
+    """PDDL or plan text as VAL is shown it: `;` comments removed (PDDL has no strings), each name
+    that `aliases` holds (lower case) replaced by its alias, and lines longer than `LONG_LINE` broken
+    at whitespace. VAL's reader is quadratic in a line's length (measured: a 10 KB line took
+    0.9 s, 40 KB 17.5 s, 100 KB 95 s): a Gripper problem with a 200 KB comment line ran past 300 s in
+    VAL after 0.24 s of planning. It is quadratic in a name's length too (a 5,000-character object
+    name 0.5 s, 20,000 7.3 s, 100,000 past 300 s), and a name cannot be broken: `long_names` gives
+    each name longer than `LONG_NAME` a short alias."""
     out = []
     for line in text.splitlines():
         line = line.split(";", 1)[0].rstrip()
+        if aliases:
+            line = _NAME.sub(lambda m: aliases.get(m.group(0).lower(), m.group(0)), line)
         if len(line) <= LONG_LINE:
             out.append(line)
             continue
@@ -73,32 +83,76 @@ def val_text(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300) -> ValResult:
-    """VAL's verdict on `plan`; VAL reads copies of the three files without comments and long lines
-    (`val_text`), and is given `timeout` seconds (GenplanError naming the plan past it)."""
-    check_inputs(domain, problem, plan)
+def long_names(*texts: str) -> dict[str, str]:
+    """An alias for every name (lower case) longer than `LONG_NAME` characters in `texts` (comments
+    aside), the same in all of them, none equal to a name they hold: `?` kept on a variable."""
+    names: set[str] = set()
+    for text in texts:
+        for line in text.splitlines():
+            names.update(m.group(0).lower() for m in _NAME.finditer(line.split(";", 1)[0]))
+    aliases = {}
+    for name in sorted(n for n in names if len(n) > LONG_NAME):
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()
+        for width in range(12, 65, 4):
+            alias = ("?" if name.startswith("?") else "") + f"genplan-long-name-{digest[:width]}"
+            if alias not in names and alias not in aliases.values():
+                break
+        aliases[name] = alias
+    return aliases
+
+
+def _restored(out: str, aliases: dict[str, str]) -> str:
+    """VAL's output with each alias its name again."""
+    if not aliases:
+        return out
+    back = {alias: name for name, alias in aliases.items()}
+    return _NAME.sub(lambda m: back.get(m.group(0).lower(), m.group(0)), out)
+
+
+def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float = 300,
+             plan_name: str | Path | None = None) -> ValResult:
+    """VAL's verdict on `plan`. The plan's steps are checked first against the domain's actions and
+    the problem's objects (genplan.plan_check): the first step they refuse is the verdict, VAL is not
+    run. VAL reads copies of the three files without comments, long lines and long names
+    (`val_text`), and is given `timeout` seconds (ValTimeout past it). Where VAL crashes or refuses
+    a plan for its own limits, the verdict is invalid with a reason that starts "not checked:".
+    Errors name `plan_name` for the plan where given (a plan written to a temporary file)."""
+    try:
+        check_inputs(domain, problem, plan)
+        bad = plan_check.check_plan(domain, problem, plan)
+    except GenplanError as exc:
+        if plan_name is not None and exc.path == Path(plan):
+            raise GenplanError(exc.message, plan_name) from None
+        raise
+    if bad is not None:
+        return ValResult(False, None, bad.message, bad.step)
+    return run_val(domain, problem, plan, timeout, plan if plan_name is None else plan_name)
+
+
+def run_val(domain: str | Path, problem: str | Path, plan: str | Path, timeout: float, named: str | Path) -> ValResult:
+    """VAL itself on files that `validate`'s checks passed (ValTimeout naming `named` past `timeout`)."""
+    texts = [read_text(path, what, allow_empty=True) for path, what in (
+        (domain, "PDDL domain"), (problem, "PDDL problem"), (plan, "plan"))]
+    aliases = long_names(*texts)
     with tempfile.TemporaryDirectory(prefix=f"genplan-val-{os.getpid()}-") as tmp:
         shown = []
-        for name, path, what in (("domain.pddl", domain, "PDDL domain"), ("problem.pddl", problem, "PDDL problem"),
-                                 ("plan", plan, "plan")):
+        for name, text in zip(("domain.pddl", "problem.pddl", "plan"), texts):
             target = Path(tmp) / name
-            target.write_text(val_text(read_text(path, what, allow_empty=True)), encoding="utf-8")
+            target.write_text(val_text(text, aliases), encoding="utf-8")
             shown.append(str(target))
         cmd = [str(val_bin_dir() / "Validate"), "-v", *shown]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
                                   env=val_env(), timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise ValTimeout(f"VAL did not finish within {timeout:g} s", plan) from None
-    out = proc.stdout + proc.stderr
+            raise ValTimeout(f"VAL did not finish within {timeout:g} s", named) from None
+    out = _restored(proc.stdout + proc.stderr, aliases)
     readable = "Plan size:" in out or "Bad operator" in out or "Bad plan" in out
     if proc.returncode < 0 or not readable:
-        # VAL says little about what it could not read: the full parsers name the file at fault
+        # VAL says little about what it could not read: the full parser names a problem at fault
         parse_problem(problem, parse_domain(domain))
-        read_plan(plan)
-        tail = out.strip().splitlines()[-1:] or ["no output"]
-        raise GenplanError(f"VAL could not check the plan against {domain} and {problem} "
-                           f"(exit {proc.returncode}: {tail[0][:200]})", plan)
+        return ValResult(False, None, f"not checked: VAL {_ended(proc.returncode)} without a verdict"
+                         f"{_tail(out)}", None, [], out)
     result = parse_val_output(out)
     if not result.valid and result.message.startswith("Bad plan description"):
         steps = len(read_plan(plan))
@@ -106,6 +160,20 @@ def validate(domain: str | Path, problem: str | Path, plan: str | Path, timeout:
             result.message = (f"not checked: VAL's plan parser refuses plans of about 10,000 steps "
                               f"and more, and this plan has {steps}")
     return result
+
+
+def _ended(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"crashed ({signal.Signals(-returncode).name})"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited {returncode}"
+
+
+def _tail(out: str) -> str:
+    lines = [line.strip() for line in out.splitlines() if line.strip()]
+    return f" (its last line: {lines[-1][:200]})" if lines else ""
 
 
 def parse_val_output(out: str) -> ValResult:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
+from genplan.cli import writes
 from genplan.cli.types import Command, arg
 
 GPU_CHECK_DEFAULT = "perf/results/gpu-check-cuda-h100.txt"
@@ -49,19 +50,32 @@ def cmd_cluster_plan(a) -> int:
     return 0
 
 
+def _jobstats(a):
+    from genplan.cluster_plan import JOBSTATS
+
+    return [str(p) for p in JOBSTATS]
+
+
+def _dry_run_reads(a, configfile: str):
+    """The workflow Snakemake's dry run reads, in the folder the command runs in."""
+    yield "the workflow it dry-runs", "Snakefile", False
+    yield "the workflow it dry-runs", "workflow", True
+
+
 COMMANDS = (
     Command("doctor", cmd_doctor, "say whether torch can use this node's GPU (torch's CUDA against the driver)", (
         arg("--require-gpu", action="store_true",
             help="exit 1 unless torch sees a CUDA device and the driver runs torch's CUDA (run it on a GPU node: "
             "srun -p <gpu partition> --gpus 1 genplan doctor --require-gpu)"),
-        arg("--out", default=None, help="also write the findings as JSON here"))),
+        arg("--out", default=None, path=writes.OUT_FILE, help="also write the findings as JSON here"))),
     Command("cluster-plan", cmd_cluster_plan, "what a configuration's run will ask of the cluster: jobs, GPU- and "
             "CPU-hours, storage and the longest job, per rule, before anything is submitted", (
-                arg("--configfile", required=True, help="the configuration (e.g. workflow/configs/paper.yaml)"),
-                arg("--profile", default="slurm", help="the Snakemake profile the run will use"),
-                arg("--gpu-check", default=str(GPU_CHECK_DEFAULT),
+                arg("--configfile", required=True, path=writes.PathArg("read", also=_dry_run_reads),
+                    help="the configuration (e.g. workflow/configs/paper.yaml)"),
+                arg("--profile", default="slurm", path=writes.TREE, help="the Snakemake profile the run will use"),
+                arg("--gpu-check", default=str(GPU_CHECK_DEFAULT), path=writes.READ,
                     help="perf/gpu_check.py's table: paper-size training steps/s on a named GPU"),
-                arg("--jobstats", nargs="*", default=None,
+                arg("--jobstats", nargs="*", default=None, path=writes.PathArg("tree", default=_jobstats),
                     help="folders of Snakemake jobstats (CPU rates); default: the committed CPU runs'"),
-                arg("--out", default=None, help="also write the report here"))),
+                arg("--out", default=None, path=writes.OUT_FILE, help="also write the report here"))),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from genplan.cli import writes
 from genplan.cli.types import BENCHMARK_DIR, PLANS_TABLE, SPLIT, Command, arg
 
 
@@ -56,7 +57,7 @@ def cmd_validate(a) -> int:
     if res.valid:
         print(f"Plan valid: {res.plan_length} steps ({a.plan})")
         return 0
-    where = f" at step {res.failed_step}" if res.failed_step else ""
+    where = f" at step {res.failed_step}" if res.failed_step and not res.message.startswith("step ") else ""
     print(f"Plan invalid{where}: {res.message} ({a.plan})")
     return 1
 
@@ -85,6 +86,22 @@ def _validate_evaluations(paths: list[str], problems: str | None, plans: str | N
     return 1 if bad else 0
 
 
+def _stats_reads(a, results: str):
+    """What `stats` reads under --results: each benchmark's problems, each split's plans table and,
+    for --statespace-split, its state-space table (an output may be none of them)."""
+    from genplan import manifest
+    from genplan.paths import Layout
+
+    lay = Layout(results)
+    for bench in a.benchmark:
+        for dom in a.domain:
+            yield "problems", lay.problems(bench, dom), True
+            for split in a.split or manifest.SPLITS:
+                yield "plans table", lay.plans_table(bench, dom, split), False
+                if split in (a.statespace_split or ()):
+                    yield "state-space table", lay.statespace_table(bench, dom, split), False
+
+
 VALIDATE_DESCRIPTION = (
     "Check one plan with VAL (DOMAIN PROBLEM PLAN: exit 0 only for a valid plan), or, with --evaluation, "
     "every plan an evaluation stored beside its CSV (<split>.<strategy>.plans.json.gz, written by `genplan "
@@ -98,34 +115,34 @@ VALIDATE_DESCRIPTION = (
 COMMANDS = (
     Command("trajectories", cmd_trajectories, "VAL state sequences of one split's plans, checked with pymimir", (
         BENCHMARK_DIR, SPLIT,
-        arg("--plans-dir", required=True, help="the split's plans folder (genplan plan --out-dir)"),
+        arg("--plans-dir", required=True, path=writes.TREE, help="the split's plans folder (genplan plan --out-dir)"),
         PLANS_TABLE,
-        arg("--out", required=True, help="the trajectories file (.json.gz)"),
+        arg("--out", required=True, path=writes.OUT_FILE, help="the trajectories file (.json.gz)"),
         arg("--all-plans", action="store_true",
             help="also every other distinct VAL-valid plan of a problem (its `alternatives`)"))),
     Command("statespace", cmd_statespace, "expand the state spaces of one split's problems", (
         BENCHMARK_DIR,
-        arg("--split", required=True, help="usually train"),
+        arg("--split", required=True, path=writes.NOT_PATH, help="usually train"),
         arg("--max-states", type=int, required=True,
             help="a problem with more reachable states fails the job, naming the problem"),
-        arg("--out-dir", required=True, help="one .npz per problem (genplan-statespace/2)"),
-        arg("--out-table", required=True, help="the CSV summary: states, transitions, h* of the initial state"))),
+        arg("--out-dir", required=True, path=writes.OUT_FOLDER, help="one .npz per problem (genplan-statespace/2)"),
+        arg("--out-table", required=True, path=writes.OUT_FILE, help="the CSV summary: states, transitions, h* of the initial state"))),
     Command("stats", cmd_stats, "the dataset statistics table", (
-        arg("--results", default="results", help="the results root to read"),
-        arg("--benchmark", action="append", required=True, help="generated or paper (repeat for both)"),
-        arg("--domain", action="append", required=True, help="a domain (repeat)"),
-        arg("--split", action="append", default=None, help="a split to report (repeat; none given: all)"),
-        arg("--statespace-split", action="append", default=None, help="a split with state spaces (repeat)"),
-        arg("--out-csv", required=True, help="the table as CSV"),
-        arg("--out-md", required=True, help="the table as Markdown"))),
+        arg("--results", default="results", path=writes.PathArg("root", also=_stats_reads), help="the results root to read"),
+        arg("--benchmark", action="append", required=True, path=writes.NOT_PATH, help="generated or paper (repeat for both)"),
+        arg("--domain", action="append", required=True, path=writes.NOT_PATH, help="a domain (repeat)"),
+        arg("--split", action="append", default=None, path=writes.NOT_PATH, help="a split to report (repeat; none given: all)"),
+        arg("--statespace-split", action="append", default=None, path=writes.NOT_PATH, help="a split with state spaces (repeat)"),
+        arg("--out-csv", required=True, path=writes.OUT_FILE, help="the table as CSV"),
+        arg("--out-md", required=True, path=writes.OUT_FILE, help="the table as Markdown"))),
     Command("validate", cmd_validate, "check a plan, or every plan an evaluation stored, with VAL", (
-        arg("domain", nargs="?", help="the PDDL domain file"),
-        arg("problem", nargs="?", help="the PDDL problem file (of that domain)"),
-        arg("plan", nargs="?", help="the plan: one (action args) a line; ; comments allowed"),
-        arg("--evaluation", action="append", default=None, metavar="CSV|FOLDER",
+        arg("domain", nargs="?", path=writes.READ, help="the PDDL domain file"),
+        arg("problem", nargs="?", path=writes.READ, help="the PDDL problem file (of that domain)"),
+        arg("plan", nargs="?", path=writes.READ, help="the plan: one (action args) a line; ; comments allowed"),
+        arg("--evaluation", action="append", default=None, metavar="CSV|FOLDER", path=writes.READ,
             help="an evaluation CSV, or a folder of them (e.g. results/evaluation); repeat for more"),
-        arg("--problems", default=None, help="with --evaluation: the benchmark folder the evaluation planned "
+        arg("--problems", default=None, path=writes.TREE, help="with --evaluation: the benchmark folder the evaluation planned "
             "(default: <root>/problems/<benchmark>/<domain> of the CSV's results root)"),
-        arg("--plans", default=None, help="with one --evaluation CSV: its stored plans (default: beside it)")),
+        arg("--plans", default=None, path=writes.READ, help="with one --evaluation CSV: its stored plans (default: beside it)")),
         description=VALIDATE_DESCRIPTION),
 )

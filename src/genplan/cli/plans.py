@@ -1,19 +1,21 @@
 """The commands that make plans with Fast Downward, every plan checked by VAL: `plan` (one split of
 a benchmark), `plan-anytime` (anytime LAMA on a split's problems without a proven optimum) and
-`plan-files` (loose problem files). All three end their Fast Downward runs on a signal."""
+`plan-files` (loose problem files). All three end their Fast Downward runs on a signal. And
+`plans-hashes`, which gives a plans table of an older genplan its problems' SHA-256."""
 
 from __future__ import annotations
 
 import sys
 import textwrap
 
+from genplan.cli import writes
 from genplan.cli.types import BENCHMARK_DIR, PLANS_TABLE, SPLIT, Command, arg
 from genplan.cli.types import json_object as _json
 from genplan.errors import GenplanError
 
 MAX_TIME_LIMIT_S = 604800  # the config schema's bound on every time_limit
 THREADS = arg("--threads", type=int, default=1, help="problems planned at once (one Fast Downward run each)")
-OUT_DIR = arg("--out-dir", required=True, help="the plans folder (replaced as a whole): new, empty, or one this "
+OUT_DIR = arg("--out-dir", required=True, path=writes.OUT_FOLDER, help="the plans folder (replaced as a whole): new, empty, or one this "
               "command wrote (genplan.outputs)")
 _PLAN_INTERRUPT = ("SIGTERM, SIGINT (Ctrl-C) or SIGHUP ends every running Fast Downward process group, removes the "
                    "run folders (genplan-fd-* in $TMPDIR) and the hidden temporary output folder, writes nothing, "
@@ -30,6 +32,21 @@ def _wrap(text: str) -> str:
     """Paragraphs filled to 90 columns; a line that starts with two spaces is a table entry."""
     return "\n".join(textwrap.fill(line, 90, subsequent_indent=" " * 15 if line.startswith("  ") else "")
                      for line in text.split("\n"))
+
+
+def cmd_plans_hashes(a) -> int:
+    from genplan import atomic
+    from genplan.stages import plans_hashes as ph
+
+    if (a.evaluations is None) == (a.benchmark_dir is None):
+        raise GenplanError("give the hashes' source: --evaluations FOLDER or --benchmark-dir DIR (one of them)")
+    if a.evaluations is not None:
+        sums, source = ph.hashes_from_evaluations(a.evaluations, a.split), f"the stored plans under {a.evaluations}"
+    else:
+        sums, source = ph.hashes_from_folder(a.benchmark_dir, a.split), f"the problem files of {a.benchmark_dir}"
+    atomic.write_text(a.out, ph.add_hashes(a.table, sums, source))
+    print(f"{a.out}: {a.table} with the problem_sha256 of {source}")
+    return 0
 
 
 def _interrupted(exc) -> int:
@@ -73,9 +90,11 @@ def cmd_plan_anytime(a) -> int:
 
 
 def _check_plan_files_limits(a) -> None:
-    if not 0 < a.time_limit <= MAX_TIME_LIMIT_S:  # inf and 1e9 overflowed deep inside; NaN compared false
-        raise GenplanError(f"--time-limit must be a positive number of seconds up to {MAX_TIME_LIMIT_S} (a week), "
-                           f"not {a.time_limit}")
+    # inf and 1e9 overflowed deep inside; NaN compared false; under 1 s Fast Downward's driver (whole
+    # seconds only) was given 2 s without a word
+    if not 1 <= a.time_limit <= MAX_TIME_LIMIT_S:
+        raise GenplanError(f"--time-limit must be a number of seconds from 1 (Fast Downward's driver takes whole "
+                           f"seconds) up to {MAX_TIME_LIMIT_S} (a week), not {a.time_limit}")
     if a.threads < 1:
         raise GenplanError(f"--threads must be at least 1, not {a.threads}")
     if a.memory_limit_mb < 256:
@@ -165,7 +184,7 @@ COMMANDS = (
                  '{"enabled": true, "time_limit": 300}, "lama": {"enabled": true, "time_limit": 60}, '
                  '"memory_limit_mb": 4096}; omitted time limits take the config schema\'s defaults'),
         THREADS, OUT_DIR,
-        arg("--out-table", required=True, help="the CSV table of every run")),
+        arg("--out-table", required=True, path=writes.OUT_FILE, help="the CSV table of every run")),
         description=_description(PLAN_DESCRIPTION)),
     Command("plan-anytime", cmd_plan_anytime,
             "anytime LAMA on a split's problems without a proven optimum; every plan checked by VAL", (
@@ -174,18 +193,32 @@ COMMANDS = (
                     help='the planner configuration (JSON): {"lama_anytime": {"enabled": true, "time_limit": 60}, '
                          '"memory_limit_mb": 4096}; an omitted time limit takes the config schema\'s default'),
                 THREADS, OUT_DIR,
-                arg("--out-table", required=True, help="the CSV table, one row per problem")),
+                arg("--out-table", required=True, path=writes.OUT_FILE, help="the CSV table, one row per problem")),
             description=_description(ANYTIME_DESCRIPTION)),
     Command("plan-files", cmd_plan_files,
             "plan loose PDDL problem files with one Fast Downward configuration; every plan checked by VAL", (
-                arg("domain", metavar="DOMAIN", help="the PDDL domain file"),
-                arg("problems", metavar="PROBLEM", nargs="+", help="PDDL problem files"),
+                arg("domain", metavar="DOMAIN", path=writes.READ, help="the PDDL domain file"),
+                arg("problems", metavar="PROBLEM", nargs="+", path=writes.READ, help="PDDL problem files"),
                 arg("--planner", choices=("astar_lmcut", "gbfs_ff", "gbfs_ff_eager", "lama_first", "lama_anytime",
                                           "default"),
                     default="default", help="the configuration (see above)"),
                 arg("--time-limit", type=float, default=60, help="seconds per Fast Downward run"),
                 arg("--memory-limit-mb", type=int, default=4096, help="memory per Fast Downward run (MiB)"),
                 arg("--threads", type=int, default=1, help="problems planned at once"),
-                arg("--out-dir", required=True, help="folder for the plans and plans.csv")),
+                arg("--out-dir", required=True, path=writes.OUT_FOLDER, help="folder for the plans and plans.csv")),
             description=_description(PLAN_FILES_DESCRIPTION)),
+    Command("plans-hashes", cmd_plans_hashes,
+            "add problem_sha256 to a plans table made before the column, from the files it was planned from", (
+                arg("--table", required=True, path=writes.READ, help="the plans table"),
+                SPLIT,
+                arg("--evaluations", default=None, path=writes.TREE, help="a folder of the split's evaluations "
+                    "(e.g. <root>/evaluation/<benchmark>/<domain>): the SHA-256 their stored plans record"),
+                arg("--benchmark-dir", default=None, path=writes.TREE, help="or a benchmark folder known to hold "
+                    "the files the table was planned from (a pinned import)"),
+                arg("--out", required=True, path=writes.OUT_FILE, help="the table with the column")),
+            description="Readers that join a plans table to problem files (evaluate, trajectories, stats, "
+            "plan-anytime) refuse a table without problem_sha256: its best-known lengths could be other "
+            "problems'. This command writes the table with the column, its rows unchanged, from the stored "
+            "plans of the split's evaluations (every one must agree on each problem) or from a pinned "
+            "benchmark folder (genplan.stages.plans_hashes)."),
 )

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from genplan.cli import writes
+from genplan.cli.solve import STORED_PLANS
 from genplan.cli.types import BENCHMARK_DIR, PLANS_TABLE, SPLIT, Command, arg
 from genplan.cli.types import json_object as _json
 
@@ -37,24 +39,24 @@ def cmd_plansformer(a) -> int:
 COMMANDS = (
     Command("plansformer", cmd_plansformer, "plan and VAL-check one split with a local Plansformer (CodeT5) "
             "pretrained model folder (one evaluation CSV, system plansformer)", (
-                arg("--checkpoint", required=True, help="the pretrained model folder: config.json of a T5, "
+                arg("--checkpoint", required=True, path=writes.TREE, help="the pretrained model folder: config.json of a T5, "
                     "pytorch_model.bin or model.safetensors, vocab.json and merges.txt (or tokenizer.json); "
                     "read from local files only"),
                 BENCHMARK_DIR, SPLIT, PLANS_TABLE,
-                arg("--strategy", default="multibeam2", help="multibeamN (beam search, N beams, the most probable "
+                arg("--strategy", default="multibeam2", path=writes.NOT_PATH, help="multibeamN (beam search, N beams, the most probable "
                     "sequence; 2 as the authors' code) or greedy"),
                 arg("--max-length", type=int, default=None, help="at most this many generated tokens (default 512)"),
                 arg("--settings", type=_json, default={}, help="JSON: max_length, max_source_tokens (the prompt cut "
                     "to this many tokens, 512 as in fine-tuning; 0: never), repetition_penalty (2.5), "
                     "length_penalty (1.0)"),
-                arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
-                arg("--seed", default="0", help="recorded in the CSV (decoding is deterministic)"),
-                arg("--name", default="plansformer", help="the model's name in the CSV (its `model` column)"),
-                arg("--device", default=None, help="torch device (default: cuda where available, else cpu)"),
+                arg("--benchmark", default=None, path=writes.NOT_PATH, help="recorded in the CSV (default: the folder's parent)"),
+                arg("--seed", default="0", path=writes.NOT_PATH, help="recorded in the CSV (decoding is deterministic)"),
+                arg("--name", default="plansformer", path=writes.NOT_PATH, help="the model's name in the CSV (its `model` column)"),
+                arg("--device", default=None, path=writes.NOT_PATH, help="torch device (default: cuda where available, else cpu)"),
                 arg("--threads", type=int, default=1, help="torch threads on the CPU (CodeT5-base's 220M "
                     "parameters plan faster with more)"),
-                arg("--out", required=True, help="the evaluation CSV, e.g. results/evaluation/paper/blocks/"
+                arg("--out", required=True, path=writes.OUT_FILE, help="the evaluation CSV, e.g. results/evaluation/paper/blocks/"
                     "plansformer/seed0/validation.multibeam2.csv for the reports"),
-                arg("--out-plans", default=None, help="the plans found (default: beside --out, "
+                arg("--out-plans", default=None, path=STORED_PLANS, help="the plans found (default: beside --out, "
                     "<split>.<strategy>.plans.json.gz)"))),
 )

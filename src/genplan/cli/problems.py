@@ -7,14 +7,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from genplan.cli import writes
 from genplan.cli.types import Command, arg
 from genplan.cli.types import json_object as _json
 
 log = logging.getLogger("genplan")
-DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics or visitall")
-GENERATED_DOMAIN = arg("--domain", required=True, help="blocks, gripper, logistics, visitall, depots, driverlog, "
+DOMAIN = arg("--domain", required=True, path=writes.NOT_PATH, help="blocks, gripper, logistics or visitall")
+GENERATED_DOMAIN = arg("--domain", required=True, path=writes.NOT_PATH, help="blocks, gripper, logistics, visitall, depots, driverlog, "
                        "floortile, satellite or zenotravel (genplan.domains.GENERATED_DOMAINS)")
-OUT_BENCHMARK = arg("--out", required=True, help="the benchmark folder (written atomically): new, empty, or "
+OUT_BENCHMARK = arg("--out", required=True, path=writes.OUT_FOLDER, help="the benchmark folder (written atomically): new, empty, or "
                     "one this command wrote (genplan.outputs)")
 
 
@@ -63,29 +64,29 @@ COMMANDS = (
                     "removed within and across splits, with manifest.csv and domain.pddl."),
     Command("import", cmd_import, "import the papers' instances for one domain", (
         DOMAIN,
-        arg("--source", default=None, help="local folder laid out like the release; omit to download it"),
+        arg("--source", default=None, path=writes.TREE, help="local folder laid out like the release; omit to download it"),
         arg("--no-verify", action="store_true", help="accept local files that differ from the release"),
         OUT_BENCHMARK),
         description="The papers' exact instances, from a local copy laid out like the release or downloaded from "
                     "the pinned release; every file checked against its SHA-256."),
     Command("import-ipc2023", cmd_import_ipc2023, "import one domain of the IPC 2023 learning track", (
-        arg("--domain", required=True, help="an IPC 2023 domain: blocksworld, childsnack, ferry, floortile, miconic, "
+        arg("--domain", required=True, path=writes.NOT_PATH, help="an IPC 2023 domain: blocksworld, childsnack, ferry, floortile, miconic, "
             "rovers, satellite, sokoban, spanner or transport"),
-        arg("--source", required=True, help="your copy of the track's benchmarks repository (its root folder)"),
-        arg("--checksums", default=None, help="a checksum list (sha256sum format) instead of the shipped one"),
+        arg("--source", required=True, path=writes.TREE, help="your copy of the track's benchmarks repository (its root folder)"),
+        arg("--checksums", default=None, path=writes.READ, help="a checksum list (sha256sum format) instead of the shipped one"),
         OUT_BENCHMARK),
         description="The training problems (split train) and the test levels (easy, medium, hard) of one domain, "
                     "with the reference plans and the best known costs (upper_bounds.csv), from a local copy of "
                     "the benchmarks repository (it has no licence: it is not downloaded); every file checked "
                     "against its SHA-256, the domain and every problem parsed, before anything is written."),
     Command("import-folder", cmd_import_folder, "import one domain of a folder of PDDL (your own benchmark)", (
-        arg("--domain", required=True, help="the domain's subfolder of --source"),
-        arg("--source", required=True, help="the benchmark folder: one subfolder per domain"),
+        arg("--domain", required=True, path=writes.NOT_PATH, help="the domain's subfolder of --source"),
+        arg("--source", required=True, path=writes.TREE, help="the benchmark folder: one subfolder per domain"),
         arg("--layout", required=True, choices=("ipc2023", "flat"), help="ipc2023: domain.pddl, training/easy/, "
             "testing/<level>/; flat: Fast Downward's, domain.pddl beside the problems"),
         arg("--splits", type=_json, default=None, help='flat layout: split -> shell patterns of problem names '
             '(JSON), e.g. {"train": ["p0[1-4]"], "test": ["p0[5-7]"]}'),
-        arg("--checksums", default=None, help="a checksum list (sha256sum format, paths relative to --source) "
+        arg("--checksums", default=None, path=writes.READ, help="a checksum list (sha256sum format, paths relative to --source) "
             "every file read must match; without it the sums are recorded in checksums.sha256"),
         OUT_BENCHMARK),
         description="A benchmark registered by configuration alone (genplan.benchmarks): the domain and every "

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 
+from genplan.cli import writes
 from genplan.cli.types import Command, arg
 from genplan.cli.types import json_object as _json
 
@@ -58,7 +59,7 @@ def _with_trace(plan_with, strategy: str, family: str, trace: str | None):
 
 
 def cmd_solve(a) -> int:
-    """`_solve` with SIGTERM, SIGINT and SIGHUP raised as `Interrupted` (issue 56: a SIGTERM left
+    """`_solve` with SIGTERM, SIGINT and SIGHUP raised as `Interrupted` (a SIGTERM once left
     $TMPDIR/genplan-solve-* behind and VAL running; Ctrl-C printed a traceback): the temporary
     folders are removed as the exception unwinds, subprocess.run kills VAL, no plan is written, and
     one line says so; exit 128 + the signal's number."""
@@ -92,9 +93,11 @@ def _solve(a) -> int:
     logging.getLogger("genplan").info("planning settings %s from %s%s", json.dumps(settings, sort_keys=True), source,
                                       f"; search limits {limits}" if limits is not None else "")
     outcome, text = run.solve(plan_with, a.domain, a.problem, a.out, reference)
-    if a.out is None and outcome.solved:
+    if a.out is None and (outcome.solved or outcome.unchecked):
         sys.stdout.write(text)
     print(run.summary_line(outcome, a.problem))
+    if outcome.unchecked and a.out is not None:
+        print(f"the unchecked plan is written to {a.out}")
     return 0 if outcome.solved else 1
 
 
@@ -109,7 +112,17 @@ def cmd_evaluate(a) -> int:
         from genplan.errors import GenplanError
 
         raise GenplanError(f"--jobs must be at least 1, not {a.jobs}")
-    if a.jobs == 1:
+    budget = None
+    if a.time_limit is not None:
+        from genplan import limits
+
+        memory = limits.DEFAULT_MEMORY_MB if a.memory_limit_mb is None else a.memory_limit_mb or None
+        budget = limits.Limits(a.time_limit, a.wall_limit, memory)
+    elif a.wall_limit is not None or a.memory_limit_mb is not None:
+        from genplan.errors import GenplanError
+
+        raise GenplanError("--wall-limit and --memory-limit-mb are the resource protocol's: give --time-limit too")
+    if a.jobs == 1 and budget is None:
         evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                        benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, count_loading=True)
         return 0
@@ -119,46 +132,61 @@ def cmd_evaluate(a) -> int:
         with interruptible():  # a signal ends the workers (genplan.parallel_eval), nothing is written
             evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                            benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs,
-                           count_loading=True)
+                           count_loading=budget is None, budget=budget)
     except Interrupted as exc:
-        print(f"genplan: {exc}: worker processes ended, no output written", file=sys.stderr)
+        print(f"genplan: {exc}: planner processes ended, no output written", file=sys.stderr)
         return exc.exit_status
     return 0
 
 
+def _stored_plans_beside(a):
+    from genplan.stored_plans import plans_path
+
+    return str(plans_path(a.out))
+
+
+STORED_PLANS = writes.PathArg("file", default=_stored_plans_beside)  # written beside --out unless given
 COMMANDS = (
     Command("solve", cmd_solve, "plan one problem with a trained model; exit 0 only if VAL accepts the plan", (
-        arg("--model", required=True, help="model.ckpt written by `genplan train` (any family)"),
-        arg("domain"),
-        arg("problem"),
-        arg("--strategy", default=None, help=STRATEGY_HELP + DEFAULT_HELP),
+        arg("--model", required=True, path=writes.READ, help="model.ckpt written by `genplan train` (any family)"),
+        arg("domain", path=writes.READ),
+        arg("problem", path=writes.READ),
+        arg("--strategy", default=None, path=writes.NOT_PATH, help=STRATEGY_HELP + DEFAULT_HELP),
         arg("--settings", type=_json, default={}, help="planning settings (JSON), e.g. {\"decode\": {...}}; they "
             "override --configfile's key by key"),
-        arg("--configfile", action="append", default=None, help="the workflow configuration the model was trained "
+        arg("--configfile", action="append", default=None, path=writes.READ, help="the workflow configuration the model was trained "
             "and evaluated with (again for an overlay, after its base): plan with its model entry's planning "
             "settings, e.g. the heuristic's search limits (default: the family's defaults)"),
         arg("--horizon-min", type=int, default=None, help="beam: at least this many steps (default 100)"),
         arg("--horizon-per-object", type=int, default=None,
             help="beam: steps per object when more than --horizon-min (default 10)"),
-        arg("--reference-plan", default=None,
+        arg("--reference-plan", default=None, path=writes.READ,
             help="a plan of the problem whose prefix prefixP-greedy completes (plan completion)"),
-        arg("--out", default=None, help="plan file, written only for a valid plan (default: stdout)"),
-        arg("--trace", default=None, help="diffusion: write the unmasking trace (per step the sequence, #<MASK>, "
+        arg("--out", default=None, path=writes.OUT_FILE, help="plan file, written only for a valid plan (default: stdout)"),
+        arg("--trace", default=None, path=writes.OUT_FILE, help="diffusion: write the unmasking trace (per step the sequence, #<MASK>, "
             "#<PAD>) to this JSON file"))),
     Command("evaluate", cmd_evaluate, "plan and VAL-check one split with one model and strategy (one CSV)", (
-        arg("--model", required=True, help="model.ckpt (any family)"),
-        arg("--benchmark-dir", required=True),
-        arg("--split", required=True),
-        arg("--plans-table", required=True, help="the split's plans table (best-known lengths)"),
-        arg("--strategy", default=None, help=STRATEGY_HELP + DEFAULT_HELP),
+        arg("--model", required=True, path=writes.READ, help="model.ckpt (any family)"),
+        arg("--benchmark-dir", required=True, path=writes.TREE),
+        arg("--split", required=True, path=writes.NOT_PATH),
+        arg("--plans-table", required=True, path=writes.READ, help="the split's plans table (best-known lengths)"),
+        arg("--strategy", default=None, path=writes.NOT_PATH, help=STRATEGY_HELP + DEFAULT_HELP),
         arg("--settings", type=_json, default={}, help="the model entry's planning settings (JSON)"),
-        arg("--benchmark", default=None, help="recorded in the CSV (default: the folder's parent)"),
-        arg("--seed", default=None, help="recorded in the CSV (default: from the checkpoint)"),
-        arg("--out", required=True, help="the evaluation CSV"),
+        arg("--benchmark", default=None, path=writes.NOT_PATH, help="recorded in the CSV (default: the folder's parent)"),
+        arg("--seed", default=None, path=writes.NOT_PATH, help="recorded in the CSV (default: from the checkpoint)"),
+        arg("--out", required=True, path=writes.OUT_FILE, help="the evaluation CSV"),
         arg("--jobs", type=int, default=1, help="problems planned at once, each in a worker process of its own that "
             "loads the model once (one torch and BLAS thread each); the same CSV and plans as with 1, the time "
             "column aside. A problem that fails or a worker that dies ends the command naming the problem, "
             "nothing written; so does SIGTERM, SIGINT or SIGHUP (exit 128 + the signal's number)"),
-        arg("--out-plans", default=None, help="every plan found, with the problem files' SHA-256, for `genplan "
-            "validate --evaluation` (default: beside --out, <split>.<strategy>.plans.json.gz)"))),
+        arg("--out-plans", default=None, path=STORED_PLANS, help="every plan found, with the problem files' SHA-256, for `genplan "
+            "validate --evaluation` (default: beside --out, <split>.<strategy>.plans.json.gz)"),
+        arg("--time-limit", type=float, default=None, help="the resource protocol (as Fast Downward's runs): every "
+            "problem planned by a fresh process of its own under this many CPU seconds (loading included), "
+            "--jobs at once; each row records CPU and wall seconds and peak memory. Default: one process plans "
+            "every problem, each under the search's own limits"),
+        arg("--wall-limit", type=float, default=None, help="with --time-limit: the wall-clock cap per problem "
+            "(default 1.5 x the time limit + 10 s)"),
+        arg("--memory-limit-mb", type=int, default=None, help="with --time-limit: the address space of each "
+            "problem's process (default 8192; 0: none)"))),
 )

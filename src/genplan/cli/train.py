@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from genplan.cli import writes
 from genplan.cli.types import Command, arg
 from genplan.cli.types import json_object as _json
 
@@ -32,16 +33,31 @@ def cmd_train(a) -> int:
     return 0
 
 
+def _training_reads(a, path: str):
+    """What a training file implies: a state-space table's .npz files in the folder beside it
+    (statespaces/<benchmark>/<domain>/train.csv -> train/), a trajectories file's problems folder."""
+    from pathlib import Path
+
+    from genplan.paths import problems_of_trajectories
+
+    if path.endswith(".csv"):
+        yield "its state spaces", Path(path).with_suffix(""), True
+    problems = problems_of_trajectories(Path(path).resolve())
+    if problems is not None:
+        yield "its problems", problems, True
+
+
+TRAINING_DATA = writes.PathArg("read", also=_training_reads)
 COMMANDS = (
     Command("train", cmd_train, "train one model (name, domain, seed) of any family on its stage's outputs", (
-        arg("--model", required=True, help="the model's name in the config's `models` section"),
+        arg("--model", required=True, path=writes.NOT_PATH, help="the model's name in the config's `models` section"),
         arg("--settings", type=_json, required=True,
             help="the model's config entry (JSON): family and the family's settings"),
-        arg("--family", default=None, help="overrides the settings' family"),
-        arg("--domain", required=True, help="the workflow's domain key (blocks, gripper, ...)"),
-        arg("--train", nargs="+", required=True,
+        arg("--family", default=None, path=writes.NOT_PATH, help="overrides the settings' family"),
+        arg("--domain", required=True, path=writes.NOT_PATH, help="the workflow's domain key (blocks, gripper, ...)"),
+        arg("--train", nargs="+", required=True, path=TRAINING_DATA,
             help="training data: trajectories (.json.gz) or state-space folders, as the family trains"),
-        arg("--validation", nargs="*", default=[], help="validation data, as --train (none for a benchmark "
+        arg("--validation", nargs="*", default=[], path=TRAINING_DATA, help="validation data, as --train (none for a benchmark "
             "without a validation split, e.g. ipc2023: the families that select on it refuse)"),
         arg("--seed", type=int, required=True),
         arg("--threads", type=int, default=1, help="torch / XGBoost threads (scheduling: not a parameter)"),
@@ -49,7 +65,7 @@ COMMANDS = (
             help="auto: CUDA when present; inside a SLURM job that was given GPUs (--gpus > 0), CUDA or a refusal "
             "(genplan.devices); cuda: CUDA or a refusal"),
         arg("--gpus", type=int, default=0, help="the GPUs the scheduler gave this job (the rule's `gpu` resource)"),
-        arg("--out", required=True, help="the checkpoint"),
-        arg("--log", default=None, help="training log (CSV)"),
-        arg("--summary", default=None, help="summary (JSON)"))),
+        arg("--out", required=True, path=writes.OUT_FILE, help="the checkpoint"),
+        arg("--log", default=None, path=writes.OUT_FILE, help="training log (CSV)"),
+        arg("--summary", default=None, path=writes.OUT_FILE, help="summary (JSON)"))),
 )

@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from genplan.cli import writes
+
 
 def json_object(text: str) -> dict:
     """An argparse type: a JSON object given on the command line (rules pass configuration so)."""
@@ -31,7 +33,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 
 def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
-    """One argument of a `Command`: `add_argument`'s flags and options."""
+    """One argument of a `Command`: `add_argument`'s flags and options, and `path`, what a path
+    argument is to the output guard (genplan.cli.writes: READ, OUT_FILE, ...)."""
     return flags, options
 
 
@@ -48,14 +51,19 @@ class Command:
     def add_to(self, sub) -> None:
         """Register on the `genplan` parser's subparsers."""
         parser = sub.add_parser(self.name, help=self.help, description=self.description, formatter_class=HelpFormatter)
+        paths = {}
         for flags, options in self.args:
-            parser.add_argument(*flags, **options)
-        parser.set_defaults(func=self.func)
+            action = parser.add_argument(*flags, **{k: v for k, v in options.items() if k != "path"})
+            # what the argument's path is to the output guard (genplan.cli.writes), on the action itself
+            action.genplan_path = options.get("path") or writes.implied(action)
+            paths[action.dest] = writes.Declared(writes.label(action), action.genplan_path)
+        parser.set_defaults(func=self.func, genplan_paths=paths)
 
 
 # arguments that several commands take with the same meaning
-BENCHMARK_DIR = arg("--benchmark-dir", required=True, help="a benchmark folder with manifest.csv and domain.pddl")
-SPLIT = arg("--split", required=True, help="train, validation, interpolation or extrapolation (ipc2023: train, easy, "
+BENCHMARK_DIR = arg("--benchmark-dir", required=True, path=writes.TREE,
+                    help="a benchmark folder with manifest.csv and domain.pddl")
+SPLIT = arg("--split", required=True, path=writes.NOT_PATH, help="train, validation, interpolation or extrapolation (ipc2023: train, easy, "
             "medium or hard)")
-PLANS_TABLE = arg("--plans-table", required=True, help="the split's plans table (genplan plan --out-table)")
+PLANS_TABLE = arg("--plans-table", required=True, path=writes.READ, help="the split's plans table (genplan plan --out-table)")
 

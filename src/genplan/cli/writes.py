@@ -1,76 +1,112 @@
-"""What each `genplan` subcommand reads and writes, by its arguments' names, so that the command line
-refuses, before the command runs, an output that would destroy an input or another output
-(genplan.outputs.check_separate), or a folder it would replace that is not its own (check_out_dir).
-Every subcommand has an entry (tests/test_output_safety.py checks it): a new command declares its
-paths here."""
+"""What each `genplan` subcommand reads and writes, declared on its arguments: every argument that
+takes a path says so (`arg(..., path=...)`, genplan.cli.types), and the command line hands the
+outputs and inputs of the parsed command to genplan.outputs.guard before the command runs.
+
+A path argument is one of
+- READ: a file read (a folder given there is read as a whole);  TREE: a folder read as a whole;
+- ROOT: a folder some files of which are read: `also` names them from the parsed arguments (a
+  results root: a split's plans table, its problems folder);
+- OUT_FILE: a file written (replaced by rename);  OUT_FOLDER: a folder replaced as a whole;
+  `under(...)`: a folder the command writes named subfolders' files into, never replacing it;
+- NOT_PATH: a string that is no path (a domain's key, a split's name).
+`also(args, value)` lists further inputs a value implies, found while the command would run
+(the .npz files of a state-space table, the problems folder of a trajectories file); `default(args)`
+the path a command uses when the option is not given (stored plans beside an evaluation CSV).
+An argument of a non-string type (a number, a flag, a choice, JSON) is not a path; any other
+argument must declare one (tests/test_output_safety.py walks the parser and fails otherwise)."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from genplan import outputs
 
 
 @dataclass(frozen=True)
-class Paths:
-    """A command's path arguments by `dest`: `folders` it replaces as a whole, `files` it writes,
-    `reads` its inputs, `trees` its input folders read as a whole (nothing may be written inside)."""
+class PathArg:
+    kind: str  # read, tree, root, file, folder, under, none
+    also: Callable[[argparse.Namespace, str], Iterable[tuple[str, str | Path, bool]]] | None = None
+    default: Callable[[argparse.Namespace], str | list | None] | None = None
+    parts: tuple[str, ...] = field(default=())
 
-    folders: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
-    reads: tuple[str, ...] = ()
-    trees: tuple[str, ...] = ()
-
-
-BENCH = ("benchmark_dir",)
-PATHS = {
-    "generate": Paths(folders=("out",)),
-    "import": Paths(folders=("out",), trees=("source",)),
-    "import-ipc2023": Paths(folders=("out",), reads=("checksums",), trees=("source",)),
-    "import-folder": Paths(folders=("out",), reads=("checksums",), trees=("source",)),
-    "plan": Paths(folders=("out_dir",), files=("out_table",), trees=BENCH),
-    "plan-anytime": Paths(folders=("out_dir",), files=("out_table",), reads=("plans_table",), trees=BENCH),
-    "plan-files": Paths(folders=("out_dir",), reads=("domain", "problems")),
-    "trajectories": Paths(files=("out",), reads=("plans_table",), trees=(*BENCH, "plans_dir")),
-    "statespace": Paths(folders=("out_dir",), files=("out_table",), trees=BENCH),
-    "stats": Paths(files=("out_csv", "out_md"), reads=("results",)),
-    "validate": Paths(reads=("domain", "problem", "plan", "evaluation", "problems", "plans")),
-    "train": Paths(files=("out", "log", "summary"), reads=("train", "validation")),
-    "solve": Paths(files=("out", "trace"), reads=("model", "domain", "problem", "reference_plan", "configfile")),
-    "evaluate": Paths(files=("out", "out_plans"), reads=("model", "plans_table"), trees=BENCH),
-    "plansformer": Paths(files=("out", "out_plans"), reads=("plans_table",), trees=(*BENCH, "checkpoint")),
-    # report writes named files under --out-dir (tables/, figures/), never replacing the folder
-    "report": Paths(reads=("results", "published")),
-    "doctor": Paths(files=("out",)),
-    "cluster-plan": Paths(files=("out",), reads=("configfile", "gpu_check", "jobstats")),
-}
-POSITIONAL = {"plan-files": {"domain": "DOMAIN", "problems": "PROBLEM"},
-              "solve": {"domain": "DOMAIN", "problem": "PROBLEM"},
-              "validate": {"domain": "DOMAIN", "problem": "PROBLEM", "plan": "PLAN"}}
+    @property
+    def output(self) -> bool:
+        return self.kind in OUTPUT_KINDS
 
 
-def _label(command: str, dest: str) -> str:
-    """How the user wrote the argument: DOMAIN for a positional one, else its option."""
-    return POSITIONAL.get(command, {}).get(dest) or "--" + dest.replace("_", "-")
+OUTPUT_KINDS = ("file", "folder", "under")
+READ, TREE, ROOT = PathArg("read"), PathArg("tree"), PathArg("root")
+OUT_FILE, OUT_FOLDER, NOT_PATH = PathArg("file"), PathArg("folder"), PathArg("none")
 
 
-def _given(args: argparse.Namespace, dests: tuple[str, ...]) -> dict[str, str]:
-    return {d: getattr(args, d) for d in dests if getattr(args, d, None) not in (None, "", [])}
+def under(*parts: str, default=None) -> PathArg:
+    return PathArg("under", parts=parts, default=default)
+
+
+def implied(action: argparse.Action) -> PathArg | None:
+    """NOT_PATH for an argument whose value cannot be a path (a flag, a number, a choice, JSON);
+    None (undeclared) for a string argument."""
+    if action.nargs == 0 or action.choices is not None or action.type not in (None, str):
+        return NOT_PATH
+    return None
+
+
+def label(action: argparse.Action) -> str:
+    """How the user wrote the argument: its option, or a positional one's metavar (DOMAIN)."""
+    if action.option_strings:
+        return max(action.option_strings, key=len)
+    return action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One argument's declaration: its label and its PathArg (None: a string argument undeclared)."""
+
+    label: str
+    role: PathArg | None
+
+
+def _values(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    return [str(v) for v in value if v not in (None, "")] if isinstance(value, list | tuple) else [str(value)]
+
+
+def resolve(args: argparse.Namespace) -> tuple[list[outputs.Output], list[outputs.Input]]:
+    """The parsed command's outputs and inputs, defaults and discovered inputs included."""
+    outs, reads = [], []
+    for dest, decl in getattr(args, "genplan_paths", {}).items():
+        role = decl.role
+        if role is None or role.kind == "none":
+            continue
+        values = _values(getattr(args, dest, None))
+        if not values and role.default is not None:
+            values = _values(role.default(args))
+        for value in values:
+            path = Path(value)
+            if role.output:
+                outs.append(outputs.Output(decl.label, path, role.kind, role.parts))
+            elif role.kind in ("read", "tree"):
+                reads.append(outputs.Input(decl.label, path, role.kind == "tree" or path.is_dir()))
+            for what, found, tree in (role.also(args, value) if role.also is not None else ()):
+                reads.append(outputs.Input(f"{decl.label} ({what})", Path(found), tree))
+    return outs, reads
+
+
+def output_paths(args: argparse.Namespace) -> list[str]:
+    """The paths the parsed command writes, as given (none where they cannot be worked out: this
+    names the outputs in an error message, which must not fail in turn)."""
+    try:
+        return [str(o.path) for o in resolve(args)[0]]
+    except (OSError, ValueError):
+        return []
 
 
 def check(args: argparse.Namespace) -> None:
-    """Refuse the parsed command's outputs that name an input or each other (genplan.outputs)."""
-    spec, command = PATHS.get(args.command), args.command
-    if spec is None:  # a command without an entry: its test fails, the command is not stopped
-        return
-
-    def labelled(dests):
-        return {_label(command, d): v for d, v in _given(args, dests).items()}
-
-    reads = {k: v if isinstance(v, list) else [v] for k, v in labelled(spec.reads).items()}
-    outputs.check_separate(labelled(spec.folders), labelled(spec.files), reads, labelled(spec.trees))
-    for label, path in labelled(spec.files).items():
-        outputs.check_file(path, label)
-    for folder in _given(args, spec.folders).values():
-        outputs.check_out_dir(folder, command)
+    """Refuse the parsed command's outputs that could destroy an input, each other, or a folder
+    that is not the command's own (genplan.outputs.guard)."""
+    outs, reads = resolve(args)
+    outputs.guard(args.command, outs, reads)

@@ -1,6 +1,6 @@
 """Training examples of the learned heuristic without a state space: the states along each
 training problem's plan and their bounded neighbourhoods, as WL-GOOSE trains ("Return to
-Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024; notes/learned-heuristics.md).
+Tradition", Chen, Trevizan, Thiebaux, ICAPS 2024).
 
 For a plan s_0 -a_1-> s_1 ... -a_T-> s_T of one problem:
 

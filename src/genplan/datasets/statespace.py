@@ -12,9 +12,9 @@ states with finite h* (dead ends, h* = -1, are never drawn) and, over several pr
 over the union of their states (`by="state"`, the default), so a problem weighs by its number of
 states. `by="problem"` draws a problem uniformly first, then one of its states. `by="h"` draws a
 goal distance uniformly among the values of h* the union holds, then a state of that h* uniformly
-over the union (issue 25: a uniform draw over the Blocksworld training spaces' 219,516 states is
+over the union (a uniform draw over the Blocksworld training spaces' 219,516 states is
 nearly all 7-block states far from the goal, and a SymT^E trained on it predicted h = 21.82 at a
-goal state: docs/sequence-recipe.md, its trials' files in experiments/results/recipe/).
+goal state: experiments/sequence-recipe.md, its trials' files in experiments/results/recipe/).
 
 Which plan: from state s, a successor s' under action a is optimal iff h*(s') = h*(s) - 1; the plan
 follows optimal successors, breaking ties uniformly at random with the one

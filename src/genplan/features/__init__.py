@@ -1,7 +1,8 @@
 """State encodings: WL colour counts (wlplan; the transition family and the heuristic family) and
 FSF (fixed-size factored; the transition family). `wlplan_edge` converts our atoms and states to
 wlplan's objects (the one module that does), `fsf_sizing` sizes FSF slots on every split of a
-benchmark, `base` holds the encoder interface and the view of one problem.
+benchmark, `wlplan_saved` checks a saved wlplan feature generator before wlplan reads it, `base` holds the encoder
+interface and the view of one problem.
 
     enc = make_encoder("wl", domain_file)      # or "fsf"
     enc.fit(train_records)                     # trajectory records of the training split only

@@ -4,7 +4,7 @@ An `Encoder` is fitted once per domain on the training trajectories and then bou
 problem at a time (`bind`), giving a `BoundEncoder` that embeds that problem's fluent states.
 Static atoms are kept apart in the package's representation; a bound encoder adds the problem's
 statics to every state itself, so that training and inference embed the very same graphs
-(the reference added them at training only: its defect 2).
+(the reference added them at training only: its "statics at training only").
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ gets a block of slots as large as its largest count in the problems it is sized 
   than the training ones in every domain of the paper). The test splits are never looked at, and
   a test problem with more objects of a class than slots is refused (every extrapolation problem
   of the paper's instances is);
-- `all_splits` (the reference's choice, its defect 6 read as a setting): also the problems of
+- `all_splits` (the reference's choice, its "FSF slots sized on the test problems" read as a setting): also the problems of
   every other split, given to `widen` (genplan.features.fsf_sizing reads them from the benchmark's
   manifest). Only their object counts per class are used, which are known before any planning:
   no result leaks, but the slot count depends on the test problems.

@@ -7,7 +7,7 @@ the text of wlplan's own save file.
 
 Every graph holds the problem's static atoms besides the state's fluents, at training and at
 inference alike; `statics=False` leaves them out of both (the other consistent choice; the
-reference had them at training only, its defect 2)."""
+reference had them at training only, its "statics at training only")."""
 
 from __future__ import annotations
 

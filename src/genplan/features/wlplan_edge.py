@@ -2,11 +2,10 @@
 Problems, and feature generators to and from text.
 
 Conversions are cached per problem: converting atoms costs as much as embedding otherwise
-(notes/state-centric-reference.md)."""
+(measured on the reference decoder's problems: 8k-17k states a second naive, 82k-128k cached)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from wlplan.planning import Atom, Domain, Predicate, Problem, Schema, State
 from wlplan.planning import parse_domain as _wl_parse_domain
 
 from genplan.errors import GenplanError
+from genplan.features.wlplan_saved import check as check_saved
 from genplan.pddl_io import atom_to_str
 
 # wlplan's feature pruning: none; a-m (WL-GOOSE's: colours equivalent on the collected data merged,
@@ -35,7 +35,7 @@ def load_domain(domain_file: str | Path) -> Domain:
 
 def domain_from_saved(text: str) -> Domain:
     """The wlplan domain stored in a saved feature generator (predicates in the saved order)."""
-    d = json.loads(text)["domain"]
+    d = check_saved(text)["domain"]
     return Domain(
         name=d["name"],
         predicates=[Predicate(name=n, arity=int(a)) for n, a in d["predicates"]],
@@ -74,6 +74,8 @@ def generator_to_text(fg: Features) -> str:
 
 
 def generator_from_text(text: str) -> Features:
+    """The generator of a saved text; ValueError for one wlplan cannot load safely (wlplan_saved)."""
+    check_saved(text)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "wl.json")
         Path(path).write_text(text)

@@ -161,7 +161,7 @@ class _Copy:
 def _copies(out) -> tuple[_Copy, _Copy]:
     """A stack's output run on both copies at once, split into copy A (rows 0..B-1) and copy B
     (rows B..2B-1) by one `unbind` per tensor: its gradient is one stack, where a row slice per copy
-    fills a zero tensor of the whole batch each (the same values: issue 25)."""
+    fills a zero tensor of the whole batch each (the same values, a smaller backward pass)."""
     def split(xs):
         if xs is None:
             return None, None

@@ -279,7 +279,7 @@ class Transformer(nn.Module):
         plus the learned shift. Fixed rows stay apart: with objects named at random per example every
         object token plays every role alike, and learned rows drift together into one "an object" vector
         from which no object can be told apart or copied (measured on masked diffusion:
-        docs/sequence-recipe.md). The shift carries what all of them share."""
+        experiments/sequence-recipe.md). The shift carries what all of them share."""
         if not self.config.fixed_tokens:
             return self.wte.weight
         return self.wte.weight.index_copy(0, self.fixed_ids, self.fixed_rows + self.fixed_shift)

@@ -13,8 +13,8 @@ Two beams (`DecodeConfig.beam_kind`; strategies `beam<W>-pooled`, `beam<W>-refer
   entries is kept once (lowest score), and the pool is pruned to the beam width; a path never
   revisits a state of its own (the initial state included). The search stops at a goal state of
   the beam, at the horizon, or when no entry has an unvisited successor (dead end).
-- ``reference``: the reference implementation's decoder, defect 1 included
-  (notes/state-centric-reference.md): entries are expanded in beam order with the goal test at
+- ``reference``: the reference implementation's decoder, its idling beam included
+  (docs/results/state-centric.md, "The reference implementation's defects"): entries are expanded in beam order with the goal test at
   the start of an expansion, the prune sits inside the loop over entries, and the loop breaks
   when the candidates gathered so far are empty. When the best entry has no unvisited successor
   the beam therefore never changes and the search idles until the horizon; the decoder detects
@@ -23,7 +23,7 @@ Two beams (`DecodeConfig.beam_kind`; strategies `beam<W>-pooled`, `beam<W>-refer
 
 Independently of the beam, ``statics=False`` (strategy suffix ``-nostatics``) embeds the states
 at inference WITHOUT the problem's static atoms, as the reference's
-pyperplan grounding does, although training embedded them with (its defect 2). It exists to
+pyperplan grounding does, although training embedded them with (its "statics at training only"). It exists to
 measure the static-atom fix (``reference-nostatics`` is the reference's decoder as written, its
 pyperplan operator pruning aside) and applies to WL encodings only: FSF never embeds static atoms.
 
@@ -58,7 +58,7 @@ class DecodeConfig:
 
     beam: int = 3
     beam_kind: str = "pooled"
-    statics: bool = True  # False: embed inference states without static atoms (defect 2)
+    statics: bool = True  # False: embed inference states without static atoms (statics at training only)
     horizon_min: int = 100
     horizon_per_object: int = 10
     memory: bool = True  # carry a recurrent model's memory (LSTM h, c) along each path

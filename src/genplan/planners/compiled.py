@@ -1,4 +1,4 @@
-"""Compiled greedy best-first searches with a learned linear WL heuristic (issue 57 items 1 and 3):
+"""Compiled greedy best-first searches with a learned linear WL heuristic:
 the grounded task (genplan.planners.grounding) and the WL model are handed to genplan._wlsearch
 once per problem, and the whole search (successors, duplicates, open list, ILG + WL + dot product
 per state) runs in C++ in one call. Each is its genplan.planners.best_first search with

@@ -1,4 +1,4 @@
-"""A grounded STRIPS task from pymimir, for the compiled search (genplan._wlsearch, issue 57):
+"""A grounded STRIPS task from pymimir, for the compiled search (genplan._wlsearch):
 every ground action reachable in the delete relaxation, as precondition / negative precondition /
 add / delete lists over dense fluent atom ids, in the lexicographic order of the actions' names
 (the order in which genplan.planners.best_first generates successors).

@@ -1,4 +1,4 @@
-"""A hybrid of the learned heuristic and a classical one (issue 57 item 3): eager greedy best-first
+"""A hybrid of the learned heuristic and a classical one: eager greedy best-first
 search with TWO open lists, one ordered by the learned h and one by hFF (genplan.planners.relaxed),
 alternated as Fast Downward's `eager_greedy([learned, ff()])` alternates them (EagerSearch with an
 AlternationOpenList of two StandardScalarOpenLists, boost 0, no preferred operators:

@@ -3,7 +3,7 @@ distribution is the mean of the distributions the model gives under K renamings 
 objects, each read back to one reference naming, so that what one draw of the names gets wrong
 the others can outvote. SymT^ED plans so with its planning key `names: {order: random, samples: K,
 seed: S}` (K > 1), as SymT^E averages h over K renamings (genplan.models.symt.model.SymT.bind;
-docs/sequence-recipe.md: the pool-order names are memorised, random ones carry what generalises).
+experiments/sequence-recipe.md: the pool-order names are memorised, random ones carry what generalises).
 
 Every member decodes the same plan: the token chosen in the reference naming is fed to member k in
 its own naming. Object tokens are matched through the objects they stand for; the pool tokens that

@@ -56,8 +56,8 @@ class Kind:
 TABLE: tuple[Kind, ...] = (
     Kind("beam", r"beam(?P<width>[1-9][0-9]*)-(?P<beam>pooled|reference)(?P<nostatics>-nostatics)?",
          lambda m: {"width": int(m["width"]), "beam": m["beam"], "statics": m["nostatics"] is None},
-         "beamN-pooled (our beam), beamN-reference (the state-centric reference's beam, its defect 1 included), "
-         "either with -nostatics (WL inference states without static atoms, the reference's defect 2)",
+         "beamN-pooled (our beam), beamN-reference (the state-centric reference's beam, its idling beam included), "
+         "either with -nostatics (WL inference states without static atoms, the reference's statics at training only)",
          ("beam3-pooled", "beam3-reference", "beam3-pooled-nostatics"), "beam",
          "width N successor beam, the nearest predicted successor's action"),
     Kind("greedy", r"greedy", _none, "greedy", ("greedy",), "autoregressive",

@@ -17,7 +17,7 @@ EVAL_KEY = ("benchmark", "domain", "split", "system", "mode", "beam_mode")
 ALL_SPLITS = "-allsplits"
 # `-dropstatics`: a WL model whose graphs leave static atoms out at training and inference alike
 # (encoder statics: false), told apart by its training summary (`wl_statics: false`); unlike
-# `-nostatics` (statics seen at training only: the reference's defect 2) a consistent representation
+# `-nostatics` (statics seen at training only: the reference's defect of that name) a consistent representation
 DROP_STATICS = "-dropstatics"
 BEAM_MODES = ("reference-nostatics", "reference", "pooled", "pooled-nostatics", "reference" + ALL_SPLITS,
               "pooled" + ALL_SPLITS, "reference" + DROP_STATICS, "pooled" + DROP_STATICS)

@@ -1,4 +1,4 @@
-"""Budget curves (issue 25, workflow/configs/budget-cpu.yaml): each sequence system trained at
+"""Budget curves (workflow/configs/budget-cpu.yaml): each sequence system trained at
 increasing budgets, planned on its training split (the sanity check), the validation split and the
 test splits.
 

@@ -80,7 +80,7 @@ def beam_bars(index: dict, keys: list[tuple[str, str]], beam: str):
     """Means, stds, refused and `dropped` flags of one beam's bars: `index` maps (system, variant,
     beam_mode) to a Table 1 row (Fast Downward's under beam_mode ""; it has no pooled bar). Where a
     learned system has no row with static atoms, its row without them (`<beam>-dropstatics`: the
-    configuration's WL representation, as the default's since issue 15's verdict) is drawn, flagged."""
+    configuration's WL representation, as the default's since the statics were decided on evidence, results/tables/state-centric-statics.md) is drawn, flagged."""
     means, stds, refused, dropped = [], [], [], []
     for system, variant in keys:
         fd = system == "fast_downward"

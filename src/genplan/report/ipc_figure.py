@@ -1,4 +1,4 @@
-"""Problems solved against time per planner on the IPC 2023 learning track (issue 26): the cumulative
+"""Problems solved against time per planner on the IPC 2023 learning track: the cumulative
 coverage curve of every planner run (genplan.report.ipc_scores), all domains pooled, one panel for
 all the levels run and, where more than one was run, one per level; a log time axis to the largest
 declared budget or solve time (a dashed line at each budget: a plan found past it counts as solved

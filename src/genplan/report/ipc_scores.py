@@ -18,7 +18,7 @@ Per problem, with unit action costs (plan cost = plan length):
 - agile: 1 - log t / log T for a solved problem, t its seconds (1 when t <= 1 s) and T the run's
   declared per-problem time limit; 0 when unsolved.
 
-One budget for both kinds of planner (issue 57 item 2): t is wall-clock seconds with loading included,
+One budget for both kinds of planner, so that neither is favoured: t is wall-clock seconds with loading included,
 and a plan found after T counts unsolved (the IPC's rule), whatever limit the planner enforced itself.
 A classical run's t is its driver's whole run (its Python start, the translation, the search): Fast
 Downward's `--overall-time-limit` counts CPU time, so on a loaded machine it ran past T of wall-clock
@@ -46,6 +46,7 @@ from pathlib import Path
 from genplan.errors import GenplanError
 from genplan.evaluation import read_evaluation
 from genplan.paths import IPC2023_TEST_SPLITS, Layout, parse_evaluation_path
+from genplan.report import counting
 from genplan.report.aggregate import refused_label
 from genplan.stages import plans as planning
 from genplan.tables import read_csv
@@ -79,6 +80,8 @@ class Run:
     refused: int = 0  # problems the planner refused (a family that cannot read the domain: its message per row)
     loading_counted: bool = True  # t includes the planner's loading (False: rows without `load_time`)
     over_budget: int = 0  # VAL-valid plans found after the budget, counted unsolved
+    protocol: bool = False  # every timed row measured under the resource protocol (CPU seconds: genplan.limits)
+    starved: list[str] = field(default_factory=list)  # unsolved problems whose run shared its core
     scores: dict[str, tuple[bool, float, float, float | None]] = field(default_factory=dict)
 
     @property
@@ -130,7 +133,8 @@ def read_bounds(path: Path) -> dict[tuple[str, str], int]:
         raise GenplanError(f"a best known cost that is not an integer: {exc}", path) from None
 
 
-def _limits(plans_dir: Path) -> dict:
+def declared_limits(plans_dir: Path) -> dict:
+    """A plans folder's limits.json ({config: {time_limit, memory_limit_mb, ...}}), {} where absent."""
     path = plans_dir / LIMITS
     if not path.is_file():
         return {}
@@ -149,7 +153,7 @@ def classical_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> 
             continue
         domain, level, table = path.parent.name, path.stem, planning.read_table(path)
         problems = {r["problem"] for r in table}
-        limits = _limits(Path(lay.plans_dir(benchmark, domain, level)))
+        limits = declared_limits(Path(lay.plans_dir(benchmark, domain, level)))
         for config in dict.fromkeys(r["config"] for r in table):
             rows = [r for r in table if r["config"] == config]
             if config in NOT_SCORED or {r["problem"] for r in rows} != problems:
@@ -157,8 +161,10 @@ def classical_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> 
             lim = limits.get(config, {})
             run = Run(domain, level, FD, config, "", config, "", lim.get("time_limit"), lim.get("memory_limit_mb"),
                       str(path))
+            run.protocol = all(r.get("cpu_time") not in ("", None) for r in rows if r["time"] not in ("", None))
+            run.starved = [r["problem"] for r in rows if counting.plans_starved(r)]
             out.append((run, [{"problem": r["problem"], "solved": r["valid"] == "yes", "cost": r["plan_length"],
-                               "time": r["time"]} for r in rows]))
+                               "time": counting.plans_seconds(r), **_classical_details(r)} for r in rows]))
     return out
 
 
@@ -175,21 +181,48 @@ def learned_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> li
         if len(limits) > 1:
             raise GenplanError(f"rows declare different time limits {sorted(limits)}: one run, one budget", path)
         first = rows[0] if rows else {"system": "", "variant": ""}
-        timed = [(r, c.get("load_time")) for r, c in zip(rows, counters)]
+        timed = [(r, c) for r, c in zip(rows, counters)]
+        protocol = all(c.get("cpu_time") is not None for c in counters)
+        memory = {c.get("memory_limit_mb") for c in counters} - {None}
         run = Run(where["domain"], where["split"], first["system"], first["variant"], where["model"],
-                  where["strategy"], where["seed"], float(limits.pop()) if limits else None, None, str(path),
+                  where["strategy"], where["seed"], float(limits.pop()) if limits else None,
+                  memory.pop() if len(memory) == 1 else None, str(path),
                   refused=sum(r["reason"] == "refused" for r in rows),
-                  loading_counted=all(load is not None for r, load in timed if r["time"] not in ("", None)))
+                  loading_counted=protocol or all(c.get("load_time") is not None for r, c in timed
+                                                  if r["time"] not in ("", None)),
+                  protocol=protocol, starved=[r["problem"] for r, c in timed if counting.evaluation_starved(
+                      {**r, "counters": c})])
         out.append((run, [{"problem": r["problem"], "solved": r["solved"] == "yes", "cost": r["plan_length"],
-                           "time": _with_loading(r["time"], load)} for r, load in timed]))
+                           "time": counting.evaluation_seconds({**r, "counters": c}), **_learned_details(r, c)}
+                          for r, c in timed]))
     return out
 
 
-def _with_loading(time: str | None, load: float | None) -> str | None:
-    """A learned row's seconds with its process's loading (`load_time`) added, where recorded."""
-    if time in ("", None) or load is None:
-        return time
-    return f"{float(time) + float(load):.4f}"
+def _number(value):
+    return None if value in ("", None) else float(value)
+
+
+def _classical_details(r: dict) -> dict:
+    """What a report shows of a Fast Downward row beyond the score: why it stopped, expansions, wall
+    seconds, peak memory (KiB, Lab's unit), the errors nobody explained (a crash, a plan VAL rejected)."""
+    memory = _number(r.get("peak_memory_mb"))
+    return {"reason": "solved" if r["valid"] == "yes" else r["status"],
+            "expansions": int(r["expansions"]) if r.get("expansions") not in ("", None) else None,
+            "wall_time": _number(r["time"]), "memory": None if memory is None else round(memory * 1024),
+            "unexplained": [r["reason"]] if r["status"] == "error" else []}
+
+
+def _learned_details(r: dict, c: dict) -> dict:
+    """The same of a learned row (its counters `c`)."""
+    memory = c.get("peak_memory_mb")
+    unexplained = []
+    if r["reason"] == "error":
+        unexplained.append(str(c.get("message", "the planner failed")))
+    elif r["reason"] == "val_rejected" or str(r["val"]).startswith("not checked"):
+        unexplained.append(f"VAL: {r['val']}")
+    return {"reason": r["reason"], "expansions": c.get("states_expanded"),
+            "wall_time": c.get("wall_time", _number(r["time"])),
+            "memory": None if memory is None else round(float(memory) * 1024), "unexplained": unexplained}
 
 
 def budgets(results: Path, benchmark: str = BENCHMARK) -> list[float]:
@@ -250,6 +283,11 @@ def improved_bounds(results: Path, benchmark: str = BENCHMARK) -> list[dict]:
 def scored_runs(results: Path, benchmark: str = BENCHMARK) -> list[Run]:
     """Every run of the benchmark under `results`, scored against its domain's best known costs, each
     lowered to the cheapest VAL-valid plan of any run (`best_found`)."""
+    return [run for run, _ in scored_pairs(results, benchmark)]
+
+
+def scored_pairs(results: Path, benchmark: str = BENCHMARK) -> list[tuple[Run, list[dict]]]:
+    """`scored_runs` with each run's rows (problem, solved, cost, time and the details a report shows)."""
     lay, best, out = Layout(str(results)), {}, []
     pairs = classical_runs(results, benchmark) + learned_runs(results, benchmark)
     found = best_found(pairs)
@@ -258,7 +296,7 @@ def scored_runs(results: Path, benchmark: str = BENCHMARK) -> list[Run]:
         if path not in best:  # the domain's shipped bounds, each lowered to the best plan found
             best[path] = {(lvl, prob): min(cost, found.get((run.domain, lvl, prob), cost))
                           for (lvl, prob), cost in read_bounds(path).items()}
-        out.append(score(run, rows, best[path], str(path)))
+        out.append((score(run, rows, best[path], str(path)), rows))
     return out
 
 

@@ -1,4 +1,4 @@
-"""One leaderboard for every system of the pipeline (issue 16, item 5), and the state-centric
+"""One leaderboard for every system of the pipeline, and the state-centric
 paper's Table 4 (model sizes across methods) from the same numbers.
 
 Rows: every (benchmark, domain, split, system, variant, model, strategy) of the evaluation CSVs
@@ -44,9 +44,9 @@ from pathlib import Path
 
 from genplan import atomic, registry, tables
 from genplan.paths import Layout
-from genplan.report import aggregate, collect, render
+from genplan.report import aggregate, collect, counting, render
 from genplan.report import best_known as known
-from genplan.report.ipc_scores import budgets, read_bounds
+from genplan.report.ipc_scores import budgets, declared_limits, read_bounds
 from genplan.report.registry import BOUNDED
 from genplan.stages import plans as planning
 
@@ -121,13 +121,14 @@ def learned_rows(results: Path, evaluations: list[dict], best: dict[tuple, int])
     for key, rs in aggregate.group(evaluations, keys).items():
         seeds = aggregate.group(rs, ("seed",))
         n = max(len(v) for v in seeds.values())
-        solved = [r for r in rs if r["solved"] == "yes"]
+        solved = [r for r in rs if counting.evaluation_counts(r)]  # VAL-valid within the budget
         ratios = [best[(r["benchmark"], r["domain"], r["split"], r["problem"])] / int(r["plan_length"])
                   for r in solved if int(r["plan_length"]) > 0]
         sums = summaries.get((key[0], key[1], key[5]), [])
         sizes = [_size(s) for s in sums]
         rows.append({**dict(zip(keys, key)),
-                     "coverage": statistics.mean(sum(r["solved"] == "yes" for r in v) / len(v) for v in seeds.values()),
+                     "coverage": statistics.mean(sum(map(counting.evaluation_counts, v)) / len(v)
+                                                 for v in seeds.values()),
                      "n_solved": len(solved), "n_problems": n, "n_seeds": len(seeds),
                      "quality": _mean(ratios), "ipc_score": sum(ratios) / (n * len(seeds)),
                      "mean_length": _mean([_f(r["plan_length"]) for r in solved]),
@@ -146,11 +147,13 @@ def fast_downward_rows(results: Path, best_all: dict[tuple, int]) -> list[dict]:
             continue
         best = {p: best_all[(bench, dom, split, p)] for p in planning.best_known_lengths(table)}
         problems = {r["problem"] for r in table}
+        declared = declared_limits(Path(Layout(str(results)).plans_dir(bench, dom, split)))
         for config in FD_CONFIGS:
             runs = [r for r in table if r["config"] == config]
             if not runs:
                 continue
-            solved = [r for r in runs if r["valid"] == "yes" and r["plan_length"] not in ("", None)]
+            budget = declared.get(config, {}).get("time_limit")
+            solved = [r for r in runs if counting.plans_counts(r, budget)]  # VAL-valid within the budget
             ratios = [best[r["problem"]] / int(r["plan_length"]) for r in solved
                       if r["problem"] in best and int(r["plan_length"]) > 0]
             n = len(problems)  # every row's denominator is the split (GBFS + FF's too: see the docstring)
@@ -177,7 +180,7 @@ def scaling_rows(results: Path) -> list[dict]:
             best[r["problem"]] = min(best.get(r["problem"], 10**9), int(r["plan_length"]))
     rows = []
     for (dom, size, planner), rs in aggregate.group(data, ("domain", "size", "planner")).items():
-        solved = [r for r in rs if r["solved"] == "yes"]
+        solved = [r for r in rs if counting.evaluation_counts(r)]  # VAL-valid within the budget
         ratios = [best[r["problem"]] / int(r["plan_length"]) for r in solved]
         system = FD if planner in FD_CONFIGS else planner.split("-", 1)[0]
         variant = planner

@@ -1,4 +1,4 @@
-"""The leaderboard's figures (issue 29), each one screen, and the learned-vs-classical table, built
+"""The leaderboard's figures, each one screen, and the learned-vs-classical table, built
 from the leaderboard's rows only (the rows of tables/leaderboard.csv; `read_rows` reads that file
 back, so they need nothing else):
 

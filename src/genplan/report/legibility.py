@@ -1,4 +1,4 @@
-"""Whether a figure reads as a person would see it (issue 29): its size in pixels against a screen, and
+"""Whether a figure reads as a person would see it: its size in pixels against a screen, and
 the texts (tick labels, titles, annotations, cell texts) that cover one another once drawn, by their
 window extents. Used by tests/test_report_figures.py and perf/report_check.py."""
 

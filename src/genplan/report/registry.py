@@ -96,7 +96,7 @@ REPORTS = {
         figures=[("plangpt-figure3", ext) for ext in ("png", "pdf")],
         reads={"plangpt": (SUMMARIES, LOGS), "heuristic": ()}, subjects=("plangpt",), plans="evaluated",
         benchmarks=PAPERS_BENCHMARKS),
-    # One leaderboard for every system of the pipeline (issue 16): coverage, quality against the best
+    # One leaderboard for every system of the pipeline: coverage, quality against the best
     # known plan, median time, model size, training time and device; and the state-centric Table 4
     # (model sizes) from the same numbers. Its figures (genplan.report.leaderboard_figure): coverage,
     # and quality with median time, of each system's best configuration per benchmark, domain and split
@@ -108,15 +108,16 @@ REPORTS = {
         figures=[("leaderboard", ext) for ext in ("png", "pdf", "svg")] + [("leaderboard-quality", ext)
                                                                          for ext in ("png", "pdf")],
         reads={ALL: (SUMMARIES,)}, plans="evaluated", bounds=True),
-    # The IPC 2023 learning track (issue 26): coverage, IPC quality and agile score per domain, level and
+    # The IPC 2023 learning track: coverage, IPC quality and agile score per domain, level and
     # planner (Fast Downward's configurations and every learned model) beside the published anchors, and
     # problems solved against time (genplan.report.papers.ipc2023).
     "ipc2023": Report(
         rule="report_ipc2023", module="genplan.report.papers.ipc2023", category="6. IPC 2023 learning track",
-        tables=[(f"ipc2023-{name}", ext) for name in ("levels", "domains", "learned-vs-lama") for ext in ("csv", "md")],
+        tables=[(f"ipc2023-{name}", ext) for name in ("coverage", "levels", "domains", "learned-vs-lama")
+                for ext in ("csv", "md")] + [("ipc2023-lab", "md"), ("ipc2023-errors", "md"), ("ipc2023-taskwise", "csv")],
         figures=[("ipc2023-coverage-time", ext) for ext in ("png", "pdf")],
         reads={ALL: ()}, plans="evaluated", benchmarks=AGILE, bounds=True),
-    # Budget curves (issue 25): per sequence system, coverage on the training, validation and test splits
+    # Budget curves: per sequence system, coverage on the training, validation and test splits
     # and the validation loss of the models trained at increasing budgets (`<family>_b<minutes>`) against
     # the measured training CPU-minutes (genplan.report.budget).
     "budget": Report(

@@ -1,4 +1,4 @@
-"""Stage 2b: anytime LAMA, a stronger best-known reference than LAMA's first plan (issue 15).
+"""Stage 2b: anytime LAMA, a stronger best-known reference than LAMA's first plan.
 
 For one (benchmark, domain, split), LAMA 2011 runs as an anytime planner to its time limit
 (`lama_anytime` in genplan.stages.fast_downward: alias `seq-sat-lama-2011`, the last and cheapest

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from genplan import atomic
+from genplan import atomic, limits
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, read_plan
 from genplan.tools import fast_downward_driver
@@ -124,15 +125,12 @@ def allow_runs() -> None:
         _stopped = False
 
 
-def _start(cmd: list[str], cwd: Path) -> subprocess.Popen:
-    # Registered under the lock that `stop_all` takes: a run either is refused or is ended by it.
+def _register(proc: subprocess.Popen) -> None:
+    # Registered under the lock that `stop_all` takes: a run started after it is ended at once.
     with _lock:
         if _stopped:
-            raise Stopped("the command is stopping: no new Fast Downward run")
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
+            _kill_group(proc)
         _running[proc.pid] = proc
-    return proc
 
 
 def _forget(proc: subprocess.Popen) -> None:
@@ -202,6 +200,18 @@ class PlanResult:
     time: float
     reason: str = ""
     returncode: int | None = None
+    cpu_time: float | None = None  # CPU seconds of the run's whole process group (genplan.limits)
+    peak_memory_mb: float | None = None
+    expansions: int | None = None  # the search's last "Expanded N state(s)." line
+
+
+_EXPANDED = re.compile(r"Expanded (\d+) state")
+
+
+def expansions(log: str) -> int | None:
+    """The states Fast Downward's search expanded, from its last report (None where it printed none)."""
+    found = _EXPANDED.findall(log)
+    return int(found[-1]) if found else None
 
 
 # CPU seconds the driver's own Python start takes out of its overall limit (it counts them).
@@ -248,6 +258,9 @@ def run_fast_downward(
     cmd = [sys.executable, str(fast_downward_driver())]
     if "alias" in spec:
         cmd += ["--alias", spec["alias"]]
+    with _lock:
+        if _stopped:
+            raise Stopped("the command is stopping: no new Fast Downward run")
     work = atomic.run_dir("genplan-fd-")  # removes the run folders of killed processes first
     try:
         plan_file = work / "plan"
@@ -258,23 +271,28 @@ def run_fast_downward(
             str(Path(domain).resolve()), str(Path(problem).resolve()),
         ]
         cmd += spec.get("search", [])
-        start = time.perf_counter()
-        proc = _start(cmd, work)
-        try:
-            log, _ = proc.communicate(timeout=time_limit + 60)
-            code = proc.returncode
-        except subprocess.TimeoutExpired:  # the driver overran its own limit: end its whole group
-            _kill_group(proc)
-            proc.communicate()
-            code, log = 23, "killed: the driver overran its own time limit"
-        except BaseException:  # a signal in the main thread: the group must not outlive us
-            _kill_group(proc)
-            proc.wait()
-            raise
-        finally:
-            _forget(proc)
-        elapsed = time.perf_counter() - start
-        return _result(config, spec, code, log, plan_file, elapsed, time_limit)
+        # the pipeline's protocol over the driver's own limits: its whole process group held to the
+        # same CPU seconds, a wall cap, and measured (CPU, wall, peak memory) as a learned run is
+        budget = limits.Limits(driver_time_limit(time_limit), memory_mb=int(memory_limit_mb))
+        started: list[subprocess.Popen] = []
+        with open(work / "driver.log", "w+") as out:
+            try:
+                measured = limits.run(cmd, budget, cwd=work, stdout=out, stderr=subprocess.STDOUT,
+                                      register=lambda proc: (started.append(proc), _register(proc)))
+            finally:
+                for proc in started:
+                    _forget(proc)
+            out.seek(0)
+            log = out.read()
+        code = measured.returncode
+        if measured.outcome == "wall_limit":
+            code, log = 23, f"killed at the wall-clock cap of {budget.wall:g} s (CPU {measured.cpu_time:.1f} s)"
+        elif measured.outcome == "cpu_limit" and code == -signal.SIGKILL:
+            code, log = 23, f"killed at the CPU limit ({measured.cpu_time:.1f} CPU-s)"
+        result = _result(config, spec, code, log, plan_file, measured.wall_time, time_limit)
+        result.cpu_time, result.peak_memory_mb = measured.cpu_time, measured.peak_memory_mb
+        result.expansions = expansions(log)
+        return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

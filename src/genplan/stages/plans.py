@@ -37,11 +37,14 @@ from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
-# `problem_sha256`: the SHA-256 of the problem file each row was planned from (issue 56 case 4: problems
+# `problem_sha256`: the SHA-256 of the problem file each row was planned from (problems
 # regenerated with another seed keep their names; a table of the old ones must not pass for the new ones)
 HASH = "problem_sha256"
-COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file", HASH)
-REQUIRED = COLUMNS[:-1]  # a table made before the hash column (the committed ones) is read without it
+# `time` is a run's wall-clock seconds; `cpu_time` (CPU seconds of its whole process group) and
+# `peak_memory_mb` are what the resource protocol measured (genplan.limits), empty in tables made before it
+MEASURES = ("cpu_time", "peak_memory_mb", "expansions")
+COLUMNS = ("problem", "config", "status", "plan_length", "time", "valid", "reason", "plan_file", HASH, *MEASURES)
+REQUIRED = COLUMNS[:8]  # a table made before the hash and measure columns (the committed ones) is read without them
 # Which plan a problem's trajectory is made of: the first of these that solved it.
 MAIN_CONFIGS = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager")
 CONFIG_ORDER = ("astar_lmcut", "gbfs_ff", "gbfs_ff_eager", "lama_first", "lama_anytime", "reference")
@@ -207,6 +210,7 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
                                        ref)
             used = {} if reference_only else limits(cfg)
             atomic.write_text(Path(tmp_dir) / LIMITS_NAME, json.dumps(used, indent=1, sort_keys=True) + "\n")
+            store_plans(table, rows, configs, benchmark_dir, domain, Path(out_table), Path(tmp_dir))
             publishing = True
         # the table is renamed into place last: it never stands beside a missing plans folder
         order = {c: i for i, c in enumerate(CONFIG_ORDER)}
@@ -226,6 +230,41 @@ def plan_split(benchmark_dir: str | Path, split: str, cfg: dict, out_dir: str | 
     return table
 
 
+def stored_plans_name(config: str) -> str:
+    """Each configuration's plans in the plans folder, for `genplan validate --evaluation <plans table>`."""
+    from genplan.stored_plans import SUFFIX
+
+    return f"{config}{SUFFIX}"
+
+
+def store_plans(table: list[dict], rows: list[dict], configs: list[str], benchmark_dir: Path, domain: Path,
+                out_table: Path, folder: Path) -> None:
+    """Every planner configuration's plans (genplan.stored_plans: the plan as action strings, or None where
+    the run found none, with the domain's and each problem's SHA-256) into the plans folder, so that the
+    plans can be checked again from the committed files alone: the plan files themselves are not kept."""
+    from genplan import stored_plans
+
+    paths = {r["problem"]: r["path"] for r in rows}
+    for config in configs:
+        mine = {r["problem"]: r for r in table if r["config"] == config}
+        entries = []
+        for name in paths:
+            rec = mine.get(name)
+            plan_file = folder / rec["plan_file"] if rec and rec.get("plan_file") else None
+            plan = None
+            if plan_file is not None and plan_file.is_file():
+                plan = [line.strip() for line in plan_file.read_text().splitlines()
+                        if line.strip() and not line.strip().startswith(";")]
+            entries.append((name, Path(paths[name]), plan))
+        doc = stored_plans.document(out_table, benchmark_dir, domain, entries)
+        try:  # the table at <root>/plans/<benchmark>/<domain>/<split>.csv: the problems relative to <root>
+            doc["benchmark_dir"] = Path(benchmark_dir).absolute().relative_to(
+                out_table.absolute().parents[3]).as_posix()
+        except (ValueError, IndexError):
+            pass
+        (folder / stored_plans_name(config)).write_bytes(stored_plans.encode(doc))
+
+
 def _resume_keys(domain: Path, split: str, cfg: dict, rows: list[dict]) -> dict[str, str]:
     """Each problem's key in the sidecar (genplan.resume): the domain's and the problem's SHA-256,
     the split and the planner settings a problem's runs use (limits included)."""
@@ -237,7 +276,7 @@ def _resume_keys(domain: Path, split: str, cfg: dict, rows: list[dict]) -> dict[
 
 def _resumed_plans_hold(row: dict, saved: dict, domain: Path, out: Path) -> bool:
     """Whether VAL, run again, judges every plan file of a problem resumed from the sidecar as its rows
-    say (issue 56: resumed records went into the table without VAL); logged when not."""
+    say (a resumed record must not enter the table without VAL's verdict); logged when not."""
     for rec in saved["rows"]:
         if not rec.get("plan_file"):
             continue
@@ -281,6 +320,9 @@ def record_runs(row: dict, results: list[PlanResult], domain: Path, out: Path, m
         rec = {
             "problem": row["problem"], "config": res.config, "status": res.status,
             "plan_length": "", "time": f"{res.time:.3f}", "valid": "", "reason": res.reason, "plan_file": "",
+            "cpu_time": "" if res.cpu_time is None else f"{res.cpu_time:.3f}",
+            "peak_memory_mb": "" if res.peak_memory_mb is None else f"{res.peak_memory_mb:.1f}",
+            "expansions": "" if res.expansions is None else res.expansions,
         }
         if res.plan is not None:
             text = plan_to_text(res.plan)
@@ -342,17 +384,28 @@ def with_hashes(table: list[dict], rows: list[dict]) -> list[dict]:
     from genplan.resume import file_sha256
 
     sums = {r["problem"]: file_sha256(r["path"]) or "" for r in rows}
-    return [{**r, HASH: sums.get(r["problem"], "")} for r in table]
+    # the measures are blank in rows of no planner run (reference plans, skipped or malformed problems)
+    return [{**dict.fromkeys(MEASURES, ""), **r, HASH: sums.get(r["problem"], "")} for r in table]
 
 
 def check_problem_hashes(table: list[dict], rows: list[dict], path: str | Path) -> None:
     """GenplanError naming the plans table (and the problem file) when a row's `problem_sha256` is
     not the SHA-256 of the problem file of that name now: the problems were regenerated or edited
     after planning, and the table's plans and best-known lengths belong to other problems. Rows
-    without a hash (a table made before the column existed) are not checked."""
+    without a hash (a table made before the column existed) cannot be checked: a warning names the
+    table and the command that adds the hashes (`genplan plans-hashes`)."""
     from genplan.resume import file_sha256
 
     files = {r["problem"]: r["path"] for r in rows}
+    unhashed = [r.get("problem") for r in table if not r.get(HASH) and r.get("problem") in files]
+    if unhashed:  # its lengths are taken for whatever problems now have these names: said, loudly
+        split = rows[0]["split"] if rows else "<split>"
+        logging.getLogger("genplan").warning(
+            "%s: made before the problem_sha256 column (%d row(s) without it, e.g. %r): its plans and best-known "
+            "lengths cannot be told from other problems' of the same names. Add the SHA-256 of the files it was "
+            "planned from: genplan plans-hashes --table %s --split %s --evaluations <the folder of this split's "
+            "evaluations> --out <new table> (or --benchmark-dir <a pinned import>), or rerun the plans stage",
+            path, len(unhashed), unhashed[0], path, split)
     sums: dict[str, str | None] = {}
     for r in table:
         want, name = r.get(HASH), r.get("problem")

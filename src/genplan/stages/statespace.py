@@ -1,7 +1,7 @@
 """Stage 4: full expansion of training problems with pymimir: every reachable state, its optimal
 goal distance h* (-1 for dead ends), and every transition, stored compactly as one `.npz` a problem
 in the format `genplan-statespace/2`, which stands alone: training data needs no other file
-(DESIGN.md, data stage 4; issue 10, item 7).
+(DESIGN.md, data stage 4).
 
 - `atoms` (str): the fluent atoms, `(pred a b)`; `actions` (str): the ground actions;
 - `state_ptr` (int64, n+1) and `state_atoms` (int32): state i is atoms[state_atoms[ptr[i]:ptr[i+1]]];

@@ -106,7 +106,7 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
     rows = manifest.read(benchmark_dir, split)
     table = read_csv(plans_table, "plans table")
     check_split_problems(table, {r["problem"] for r in rows}, split, plans_table)  # another domain's: 0 written
-    check_problem_hashes(table, rows, plans_table)  # the same names, other problems (issue 56 case 4)
+    check_problem_hashes(table, rows, plans_table)  # the same names, other problems: regenerated with another seed
     records, missing = [], []
     for row in progress(rows, total=len(rows), desc=f"trajectories {split}"):
         plan = plans_dir / f"{row['problem']}.plan"

@@ -1,6 +1,7 @@
 """The shared training of the torch families: the loop (`loop`), its partial states (`partial_state`),
 reproducible settings (`reproducible`), its optimiser and schedule (`schedule`), its typed state
-(`state`) and the job around the loop (`job`)."""
+(`state`), where it runs (`placement`: the device and the compiled calls) and the job around the loop
+(`job`), which every family's training, torch or not, goes through."""
 
 from genplan.training.loop import Trainer, copy_weights, fit, validation_loss
 from genplan.training.schedule import LoopConfig, lr_at

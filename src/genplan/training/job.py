@@ -118,7 +118,7 @@ class Job:
         """The summary's closing fields: epochs, best epoch and score, divergences, `more`, the epoch
         resumed from, optimiser steps, training and job times (wall), and the job's CPU time (this
         process's, threads summed; a resumed job's counts only the part since it resumed: the
-        training compute of issue 25's budget curves, which wall time on a shared machine is not)."""
+        training compute of the budget curves (genplan report budget), which wall time on a shared machine is not)."""
         return {"epochs": state.epoch, "best_epoch": state.best_epoch, "best_score": state.best_score,
                 "divergences": state.divergences, **more, "resumed_from_epoch": state.resumed_from,
                 "optimizer_steps": state.step, "train_time_s": state.train_time_s, **self.times()}

@@ -50,7 +50,7 @@ import torch
 from torch import nn
 
 from genplan.progress import progress
-from genplan.training.partial_state import best_path, load_best, load_partial, save_best, save_partial
+from genplan.training.partial_state import load_best, load_partial, save_best, save_partial
 from genplan.training.placement import compiled_calls, to_device  # noqa: F401 (to_device: still importable from here)
 from genplan.training.schedule import LoopConfig, lr_at, make_optimizer
 from genplan.training.state import RESUMED, EpochTally, TrainState
@@ -170,8 +170,8 @@ class Trainer:
 
     def _keep_kernel(self) -> None:
         """After loading an optimizer state: this trainer's AdamW kernel (fused or multi-tensor), not the
-        one the state was saved with (a partial state of a CPU job, or of the code before issue 55's
-        item 2, resumed on CUDA), the step counts where the fused kernel reads them (float32, beside
+        one the state was saved with (a partial state of a CPU job, or of the code before the fused
+        kernel, resumed on CUDA), the step counts where the fused kernel reads them (float32, beside
         their parameters)."""
         fused = bool(self.optimizer.defaults.get("fused"))
         for group in self.optimizer.param_groups:
@@ -380,16 +380,23 @@ class Trainer:
         return contextlib.nullcontext()
 
     def choose(self, train_loss: float) -> float:
-        """The selection score now; copies the weights if it is the best so far."""
+        """The selection score now; copies the weights if it is the best so far. `select` returns the score,
+        or (score, {name: value}): values it measured beside it (e.g. a validation loss beside coverage),
+        kept in the selection's record, which a resumed job restores, so that a training log written after a
+        resume still has every earlier epoch's values."""
         state = self.state
+        extras = {}
         if self.select is None:
             score = train_loss
         else:
             with torch.no_grad(), self.autocast():
-                score = float(self.select(self.model))
+                result = self.select(self.model)
+            score, extras = result if isinstance(result, tuple) else (result, {})
+            score = float(score)
             self.model.train()
         state.last_selected_step = state.step
-        state.selections.append({"epoch": state.epoch + 1, "step": state.step, "score": score})
+        state.selections.append({**{k: float(v) for k, v in extras.items()}, "epoch": state.epoch + 1,
+                                 "step": state.step, "score": score})
         if self.cfg.keep == "last" or self.sign * score > self.sign * state.best_score:  # False for NaN
             state.best_score, state.best_epoch, state.best_step = score, state.epoch + 1, state.step
             state.best_weights = copy_weights(self.model)

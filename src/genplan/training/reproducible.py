@@ -1,5 +1,5 @@
 """Reproducible training: the same seed, configuration and thread count give the same training
-log and weights byte for byte on the same machine (issue 15, item 2).
+log and weights byte for byte on the same machine (tests/test_transition_reproducible.py).
 
 What it takes, following PyTorch's notes on reproducibility
 (https://pytorch.org/docs/stable/notes/randomness.html):

@@ -31,7 +31,7 @@ class LoopConfig:
     higher_is_better: bool = False        # the selection score's direction (coverage: True)
     checkpoint_every: int | None = 1      # epochs between partial states; None or 0: never
     partial_every_steps: int | None = None  # a partial state inside an epoch too, after this many steps ...
-    partial_every_s: float | None = 600.0   # ... or this many seconds, whichever comes first (issue 55: a job
+    partial_every_s: float | None = 600.0   # ... or this many seconds, whichever comes first (a job
                                             # killed for its wall clock loses minutes, not an epoch)
     spike_factor: float | None = 10.0     # None: no spike detection
     spike_after_epochs: int = 1

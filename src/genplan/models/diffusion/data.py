@@ -96,7 +96,7 @@ def encoded_batches(cases, vocab, atoms, domain_info, rng: np.random.Generator, 
     """`batches` of `encode(cases, ...)` in the cases' order, each batch's cases encoded as the batch is
     asked for, not the whole epoch's first: the same batches, renamings and draws (`rng` is drawn case by
     case in order either way, `gen` batch by batch), but the device trains on one batch while the host
-    encodes the next instead of idling while it encodes them all (issue 55: +26% an epoch)."""
+    encodes the next instead of idling while it encodes them all (+26% an epoch, measured)."""
     conds, plans = [], []
     for case in cases:
         c, p, _ = encode([case], vocab, atoms, domain_info, rng, width, rename)

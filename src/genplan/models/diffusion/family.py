@@ -6,7 +6,7 @@
       max_plan_tokens: 220     # plan positions after <BOS> (the paper's Table 2: 220)
       rename: random           # random | sorted
       condition: table         # table | factored (atoms from predicate and object tokens)
-      object_embeddings: learned  # learned | fixed (needs factored; docs/sequence-recipe.md)
+      object_embeddings: learned  # learned | fixed (needs factored; experiments/sequence-recipe.md)
       network: {d_model: 128, n_heads: 4, n_layers: 4, dropout: 0.0}
       train: {epochs: 20, batch_size: 32, lr: 0.0003, examples: 2000, schedule: uniform, pad_weight: 1.0}
       seeds: [13]

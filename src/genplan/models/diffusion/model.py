@@ -10,7 +10,7 @@ plan position.
   "by a dynamic offset to match the <BOS> token"), so the order of the atoms carries no
   information; plan positions are 1, 2, ... after `<BOS>`; `network.positions: learned` replaces RoPE
   with a table of absolute plan positions (not the paper's: at the CPU size a rotary denoiser tells the
-  masked positions apart far more slowly, docs/sequence-recipe.md "Masked diffusion: the training split,
+  masked positions apart far more slowly, experiments/sequence-recipe.md "Masked diffusion: the training split,
   positions and names");
 - plan: `<BOS>`, per action one schema token and one token per argument, `<EOS>`, `<PAD>` to
   `max_plan_tokens` positions after `<BOS>`, in the plan vocabulary (genplan.tokens.vocab:
@@ -47,7 +47,7 @@ class NetworkSettings:
     rope_base: float = 10000.0
     share_weights: bool = False  # one block applied n_layers times (SymT; its L_hid needs it)
     # rotary: the paper's RoPE (condition and <BOS> at position 0); learned: absolute positions 0..L of the
-    # plan (GPT-2's table; every condition atom at position 0), a diagnosis of docs/sequence-recipe.md
+    # plan (GPT-2's table; every condition atom at position 0), a diagnosis of experiments/sequence-recipe.md
     positions: str = "rotary"
 
 

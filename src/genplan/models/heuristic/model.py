@@ -71,10 +71,11 @@ class HeuristicModel:
             w = weights["w"]  # an array read without torch (genplan.checkpoint_numpy), or a tensor
             w = np.asarray(w if isinstance(w, np.ndarray) else w.double().numpy(), dtype=np.float64)
             b = float(weights["b"])
-        except (KeyError, AttributeError, TypeError) as exc:
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
             raise GenplanError(f"corrupt checkpoint: linear weights missing ({exc})", path) from None
         if w.shape != (encoder.dim,):
-            raise GenplanError(f"corrupt checkpoint: {w.shape[0]} weights for {encoder.dim} WL features", path)
+            raise GenplanError(f"corrupt checkpoint: weights of shape {list(w.shape)} for {encoder.dim} WL features",
+                               path)
         return cls(envelope, encoder, learner, linear=(w, b))
 
     def predict(self, X) -> np.ndarray:

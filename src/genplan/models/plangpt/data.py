@@ -1,4 +1,4 @@
-"""PlanGPT's training data, from the pipeline's own stages, in two protocols (issue 12, item 3):
+"""PlanGPT's training data, from the pipeline's own stages, in two protocols:
 
 - `symt`: states sampled from the full state spaces of the training problems, each with one
   optimal plan from that state (genplan.datasets.statespace), as the SymT paper (Table 2) and the

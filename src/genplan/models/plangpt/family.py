@@ -6,7 +6,7 @@
       object_pool: 32         # object tokens o0..o31 (or {type: K} with per_type: true)
       per_type: false
       atom_order: canonical   # canonical | shuffled
-      object_embeddings: learned  # learned | fixed (object rows fixed apart; docs/sequence-recipe.md)
+      object_embeddings: learned  # learned | fixed (object rows fixed apart; experiments/sequence-recipe.md)
       max_tokens: 500         # generation cap
       network: {d_model: 128, n_heads: 4, n_layers: 2, max_len: 512, dropout: 0.0}
       train: {epochs: 20, batch_size: 16, lr: 0.0003, stop: ce, patience: 5, examples: 2000}

@@ -49,7 +49,7 @@ class PlanGPTSettings(base.Settings):
     rename: str = "random"  # random: fresh names per example and epoch; once: drawn once per example (PlanGPT); sorted: pool order
     atom_order: str = "canonical"  # canonical | shuffled
     # learned: every token's row trained; fixed: object tokens' rows fixed distinct random vectors plus one
-    # learned shift (genplan.nn.transformer.Transformer.token_table; not in the paper: docs/sequence-recipe.md)
+    # learned shift (genplan.nn.transformer.Transformer.token_table; not in the paper: experiments/sequence-recipe.md)
     object_embeddings: str = "learned"
     max_tokens: int = 500  # generation cap, as SymT
     network: NetworkSettings = field(default_factory=NetworkSettings)

@@ -75,7 +75,7 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
     check_object_pool(settings.object_pool, train_cases + val_cases)
     with job.seeded():
         model, sequences = _untrained(job, settings, domain_info, train_cases, val_cases)
-        state, curve = _fit(job, model, train_cases, sequences, domain_pddl, files)
+        state = _fit(job, model, train_cases, sequences, domain_pddl, files)
     (t_ids, _, t_drop), (v_ids, _, v_drop) = sequences
     summary = {"model": name, "family": "plangpt", "system": model.system, "variant": model.variant,
                "domain": domain, "seed": seed, "protocol": protocol, "rename": settings.rename,
@@ -83,7 +83,7 @@ def train_plangpt(name: str, entry: dict, domain: str, files: dict, seed: int, o
                "stop": settings.train.stop, "device": job.device, "parameters": parameter_count(model.net),
                "vocabulary": len(model.vocab), "train_sequences": len(t_ids), "train_dropped": t_drop,
                "val_sequences": len(v_ids), "val_dropped": v_drop, **job.outcome(state)}
-    job.save_model(model, _network(model.vocab, settings), domain_pddl, state, summary, _log(state.history, curve))
+    job.save_model(model, _network(model.vocab, settings), domain_pddl, state, summary, _log(state.history, state.selections))
     return summary
 
 
@@ -109,10 +109,9 @@ def _untrained(job: Job, settings: PlanGPTSettings, domain_info, train_cases: li
 
 
 def _fit(job: Job, model: PlanGPT, train_cases: list, sequences: list, domain_pddl: str, files: dict):
-    """The loop's final state and the validation curve (a dict per selection)."""
+    """The loop's final state; each selection's validation loss (and coverage) are in its `selections`."""
     tr = model.settings.train
     (t_ids, _, _), (v_ids, v_masks, _) = sequences
-    curve: list[dict] = []
     planned = tr.stop == "ces" or tr.track_coverage  # PlanGPT Figure 3: both curves of one run
     problems = _validation_problems(files.get("validation", []), tr.ces_problems) if planned else []
 
@@ -120,15 +119,14 @@ def _fit(job: Job, model: PlanGPT, train_cases: list, sequences: list, domain_pd
         row = {"val_loss": _val_loss(m, v_ids, v_masks, tr.batch_size, model.vocab.pad_id, job.device)}
         if planned:
             row["val_coverage"] = _coverage(model, problems)
-        curve.append(row)
-        return row["val_coverage"] if tr.stop == "ces" else row["val_loss"]
+        return (row["val_coverage"] if tr.stop == "ces" else row["val_loss"]), row
 
     key = job.key(settings=model.settings.to_dict(), data=digest([t_ids, v_ids, domain_pddl]))
     state = job.fit(model.net, _loss(job.device), _batches(model, train_cases),
                     tr.loop_config(higher_is_better=tr.stop == "ces"), select=select, key=key,
                     steps_per_epoch=tr.steps_per_epoch(len(t_ids)),
                     score_name="val coverage" if tr.stop == "ces" else "val loss")
-    return state, curve
+    return state
 
 
 def _loss(dev):
@@ -205,9 +203,11 @@ def _coverage(model, problems) -> float:
     return solved / len(problems)
 
 
-def _log(history: list[dict], curve: list[dict]) -> tuple[list[str], list[list]]:
-    """The log's header and rows: per epoch the training loss, validation loss and coverage."""
-    curve = [{}] * (len(history) - len(curve)) + list(curve)  # epochs before a resume: not recomputed
+def _log(history: list[dict], selections: list[dict]) -> tuple[list[str], list[list]]:
+    """The log's header and rows: per epoch the training loss, and the validation loss and coverage of
+    the epoch's last selection (the loop's records, restored with a resumed job's state: every epoch's)."""
+    at_epoch = {sel["epoch"]: sel for sel in selections}
+    curve = [at_epoch.get(row["epoch"], {}) for row in history]
     rows = [[row["epoch"], f"{row['train_loss']:.6f}", "" if "val_loss" not in extra else f"{extra['val_loss']:.6f}",
              "" if "val_coverage" not in extra else f"{extra['val_coverage']:.4f}", f"{row['lr']:.3g}",
              f"{row['seconds']:.2f}"] for row, extra in zip(history, curve)]

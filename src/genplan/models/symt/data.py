@@ -1,4 +1,4 @@
-"""SymT's training data (SymT paper, Section 6, "Experimental Setup"; issue 13, items 2-4):
+"""SymT's training data (SymT paper, Section 6, "Experimental Setup"):
 
 - training: states sampled uniformly from the full state spaces of the training problems
   (genplan.datasets.examples.statespace_cases: states with finite h* only; dead ends are never drawn and their
@@ -14,7 +14,7 @@ With `train: {data: plans}` the training states are those along the training pla
 rows and plan tokens correspond position by position (genplan.nn.contrastive); `random` one copy;
 `sorted` one copy in pool order (validation, as evaluation names objects). What renaming does
 not change is encoded once per case (`prepare`: the ids in pool order); each epoch's names then
-map those ids through a lookup table (the same ids as encoding each renamed copy afresh, issue 25).
+map those ids through a lookup table (the same ids as encoding each renamed copy afresh, at a fraction of the CPU).
 `batches` pads them to the batch's longest example: the two copies of a batch are stacked, copy A
 in rows 0..B-1 and copy B in rows B..2B-1.
 """

@@ -28,7 +28,7 @@ SymT^E plans with the searches of genplan.planners.search, its estimate as the h
 the objects are named in pool order (objects in natural order take the pool's tokens in order: the
 names rename-one's fixed copy X trains on); `names: {order: random, samples: K, seed: S}` (not in the
 paper) names them at random instead, K renamings drawn per problem from seed S, h the mean of the
-K estimates (docs/sequence-recipe.md: the pool-order names are memorised). SymT^ED reads
+K estimates (experiments/sequence-recipe.md: the pool-order names are memorised). SymT^ED reads
 `names: {order: random, seed: S}` too: its decoding plans under one random renaming a problem
 (genplan.planners.autoregressive), or with `samples: K` under K at once, each token chosen from the
 mean of their next-token distributions (genplan.planners.renaming_ensemble; not in the paper either).

@@ -1,4 +1,5 @@
-"""SymT's training data from plans (`train: {data: plans}`; issue 26): no state space is expanded.
+"""SymT's training data from plans (`train: {data: plans}`, for benchmarks such as the IPC 2023
+track whose training problems are too large to expand): no state space is expanded.
 
 - training: the states along each training problem's plan (the trajectories stage's VAL-checked
   plans: the shipped reference plans or our planners'), each with the rest of its plan: SymT^E's

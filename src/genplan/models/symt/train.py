@@ -87,9 +87,9 @@ def train_symt(name: str, entry: dict, domain: str, files: dict, seed: int, out,
     check_object_pool(settings.object_pool, train_cases + val_cases)
     with job.seeded():
         model = _untrained(job, settings, domain_info)
-        state, v_enc, curve = _fit(job, model, train_cases, val_cases, domain_pddl)
+        state, v_enc = _fit(job, model, train_cases, val_cases, domain_pddl)
     summary = _summary(job, model, state, len(train_cases), v_enc, info)
-    job.save_model(model, model.net.cfg, domain_pddl, state, summary, _log(state.history, curve))
+    job.save_model(model, model.net.cfg, domain_pddl, state, summary, _log(state.history))
     return summary
 
 
@@ -115,7 +115,7 @@ def memory_cosine(net, enc, pad_id: int, states: int = 256) -> float:
     """The mean cosine between the encoder outputs (the decoder's memory) of every two real atoms (each
     with itself too) of the first `states` encoded examples (copy A), in [-1, 1]. Near 1 the encoder maps every atom
     alike and the decoder cannot read the state: the collapse the contrastive L_hid drove the CPU
-    models into (issue 25, docs/sequence-recipe.md); a trained model that reads its states is far below."""
+    models into (experiments/sequence-recipe.md, "SymT^ED's encoder collapses"); a trained model that reads its states is far below."""
     if not enc.rows:
         return float("nan")
     idx = list(range(min(states, len(enc.rows))))
@@ -207,7 +207,7 @@ def _untrained(job: Job, settings: SymTSettings, domain_info) -> SymT:
 
 
 def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl: str):
-    """The loop's final state, the encoded validation examples and the validation curve."""
+    """The loop's final state and the encoded validation examples."""
     settings, vocab, info, tr = model.settings, model.vocab, model.domain_info, model.settings.train
     decoder = settings.architecture == "encoder_decoder"
     max_len = settings.network.max_len if settings.network.decoder_positions == "learned" else settings.max_tokens
@@ -224,18 +224,15 @@ def _fit(job: Job, model: SymT, train_cases: list, val_cases: list, domain_pddl:
         order = torch.randperm(len(enc.rows), generator=gen).tolist()
         return data.batches(enc, tr.batch_size, order, vocab.pad_id)
 
-    curve: list[float] = []
-
     def select(m) -> float:
-        curve.append(_val_loss(m, loss_fn, v_enc, tr.batch_size, vocab.pad_id, decoder))
-        return curve[-1]
+        return _val_loss(m, loss_fn, v_enc, tr.batch_size, vocab.pad_id, decoder)
 
     data_digest = digest([[c.state and sorted(c.state) for c in train_cases[:50]], len(train_cases), domain_pddl])
     key = {**model.identity, "settings": settings.to_dict(), "data": data_digest}
     state = job.fit(model.net, loss_fn, make_batches, tr.loop_config(), select=select, key=key,
                     steps_per_epoch=tr.steps_per_epoch(tr.examples if tr.data == "statespace" else len(train_cases)),
                     before_step=ramp.at if ramp.steps else None)
-    return state, v_enc, curve
+    return state, v_enc
 
 
 def _val_loss(m, loss_fn, enc, batch_size: int, pad_id: int, decoder: bool) -> float:
@@ -249,10 +246,11 @@ def _val_loss(m, loss_fn, enc, batch_size: int, pad_id: int, decoder: bool) -> f
     return total / max(count, 1.0)
 
 
-def _log(history: list[dict], curve: list[float]) -> tuple[list[str], list[list]]:
+def _log(history: list[dict]) -> tuple[list[str], list[list]]:
     """The log's header and rows: per epoch the total, prediction, attention and hidden-state losses and
     the validation loss (with a contrastive ramp also the epoch's mean effective w2 and w3)."""
-    curve = [None] * (len(history) - len(curve)) + list(curve)  # epochs before a resume: not recomputed
+    # the epoch's selection score is its validation loss: in the history row, which a resumed job restores
+    curve = [row.get("score") for row in history]
     fmt = (lambda v: "" if v is None else f"{v:.6f}")
     ramped = any("att_weight" in row for row in history)  # a ramp: the epoch's mean effective weights too
     more = ["att_weight", "hid_weight"] if ramped else []

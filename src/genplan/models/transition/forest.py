@@ -2,8 +2,8 @@
 
 Why: the paper's XGBoost models hold one tree per output dimension and round (29,000 trees for
 Blocksworld, 49,000 for VisitAll) and the decoder asks for three rows at a time; XGBoost's
-predictor walks each tree for each row in turn and took ~90% of the decoder's time (issue 15,
-item 4). Here all trees of all rows advance one level per NumPy operation, trees sorted by depth
+predictor walks each tree for each row in turn and took ~90% of the decoder's time
+(measured on the reference decoder). Here all trees of all rows advance one level per NumPy operation, trees sorted by depth
 so that finished ones drop out, in a level-major node layout (each level of the walk reads the
 node arrays in one increasing sweep). It handles the paper's layout, scalar leaves
 (`multi_strategy: one_output_per_tree`); a `multi_output_tree` booster (one tree with vector

@@ -1,4 +1,4 @@
-"""The IPC 2023 learning track (issue 26): every planner run on the benchmark `ipc2023` scored as the
+"""The IPC 2023 learning track: every planner run on the benchmark `ipc2023` scored as the
 competition scores it (genplan.report.ipc_scores: coverage, IPC quality against the benchmark's best
 known costs, agile score against each run's declared time limit), beside the published anchors
 (genplan.report.published.ipc2023_anchors: LAMA, FDSS, GOFAI, Muninn's IPC quality; WL-GOOSE's coverage),
@@ -12,7 +12,7 @@ Outputs (genplan.report.registry):
 - tables/ipc2023-domains.{csv,md}: the same per domain over the levels run (column `levels`) and in
   total, our rows (`kind` ours) followed by the anchors (`kind` published; out of 90 per domain, 900 in
   total, every level);
-- tables/ipc2023-learned-vs-lama.{csv,md}: the issue's yardstick, per learned model and strategy and per
+- tables/ipc2023-learned-vs-lama.{csv,md}: the yardstick (at least LAMA-first's coverage), per learned model and strategy and per
   domain, the problems it solved beside LAMA-first's on the same levels (those both ran), and whether
   it solved at least as many; the heading counts the domains where it did (where a domain ran the hard
   level, again on easy and medium alone, the levels every domain ran), and says where the published
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from genplan import atomic, tables
 from genplan.paths import Layout
-from genplan.report import ipc_figure, ipc_scores, render
+from genplan.report import ipc_figure, ipc_scores, lab_report, render
 from genplan.report.published import ipc2023_anchors
 
 BENCHMARK, LEVELS = ipc_scores.BENCHMARK, ipc_scores.LEVELS
@@ -120,13 +120,13 @@ def _budget(r: dict) -> str:
 
 
 # the one budget of every row of ours (genplan.report.ipc_scores)
-BUDGET_RULE = ("A problem counts solved when a VAL-valid plan was found within the budget in wall-clock seconds, "
-               "loading included, for every planner: Fast Downward's time is its driver's whole run (start, "
-               "translation, search), a learned planner's its process's start, imports and model load (`load_time`) "
-               "plus the problem's parsing, grounding and search; a plan found later counts unsolved (the IPC's "
-               "rule). Fast Downward enforces its limit in CPU seconds, so on a loaded machine some of its plans came "
-               "after the budget (column over budget). A learned row marked \"loading not measured\" predates "
-               "`load_time`: its time is the problem's own.")
+BUDGET_RULE = ("A problem counts solved when a VAL-valid plan was found within the budget, loading included "
+               "(genplan.report.counting): under the resource protocol, the CPU seconds of the planner's whole run "
+               "(Fast Downward's driver, translator and search; a learned planner's interpreter, imports, model, "
+               "parsing, grounding and search), each run a fresh process on a core of its own; rows made before the "
+               "protocol in wall-clock seconds. A plan found later counts unsolved (the IPC's rule; column over "
+               "budget). A learned row marked \"loading not measured\" predates `load_time`: its time is the "
+               "problem's own.")
 
 
 # what column `search` says (genplan.report.ipc_scores.Run.search)
@@ -146,7 +146,8 @@ def budget_phrase(runs: list[ipc_scores.Run]) -> str:
 
 
 def _markdown(title: str, headers: list[str], rows: list[list[str]], notes: str) -> str:
-    return f"# {title}\n\n{notes}\n\n" + render.md(headers, rows)
+    """The title, the table, then the notes: a reader sees the numbers first, the caveats after them."""
+    return f"# {title}\n\n" + render.md(headers, rows) + f"\n{notes}\n"
 
 
 def write_levels(rows: list[dict], runs, lay: Layout) -> list[Path]:
@@ -160,7 +161,7 @@ def write_levels(rows: list[dict], runs, lay: Layout) -> list[Path]:
              "Learned planners: mean±std over seeds. " + BUDGET_RULE
              + ("" if rows else f"\n\n{budget_phrase(runs).capitalize()}."))
     atomic.write_text(md_path, _markdown(f"IPC 2023 learning track per level ({budget_phrase(runs)})",
-                                         ["domain", "level", "planner", "budget", "solved", "over budget",
+                                         ["domain", "level", "planner", "search", "budget", "solved", "over budget",
                                           "quality", "agile", "seeds"], md_rows, notes))
     return [csv_path, md_path]
 
@@ -275,10 +276,46 @@ def write_versus(rows: list[dict], runs, lay: Layout, anchors: list[dict] = ()) 
 def build(results: Path, out_dir: Path, published=None) -> list[Path]:
     """Every table and figure of the module doc; nothing is written when a run is refused (a plan cheaper
     than the best known, a solved problem without a declared budget or a best known cost)."""
-    runs = ipc_scores.scored_runs(Path(results))
+    pairs = ipc_scores.scored_pairs(Path(results))
+    runs = [run for run, _ in pairs]
     anchors = ipc2023_anchors()
     levels, domains = level_rows(runs), domain_rows(runs, anchors)
     lay = Layout(str(out_dir))
-    written = (write_levels(levels, runs, lay) + write_domains(domains, runs, lay)
+    written = (write_coverage(runs, lay) + write_levels(levels, runs, lay) + write_domains(domains, runs, lay)
                + write_versus(versus_rows(runs), runs, lay, anchors))
-    return written + ipc_figure.coverage_time(runs, Path(lay.figure("ipc2023-coverage-time", "png")).with_suffix(""))
+    written += ipc_figure.coverage_time(runs, Path(lay.figure("ipc2023-coverage-time", "png")).with_suffix(""))
+    return written + write_lab(pairs, runs, Path(out_dir), lay)
+
+
+STARVED_RERUN = ("./genplan-env snakemake --cores 2 --configfile workflow/configs/ipc2023-cpu.yaml --forcerun "
+                 "$(./genplan-env genplan starved --results results/ipc2023-cpu)")
+
+
+def coverage_notes(runs: list[ipc_scores.Run]) -> list[str]:
+    protocol = all(r.protocol for r in runs)
+    kinds = sorted({f"{r.budget:g} s" for r in runs if r.budget is not None})
+    return [("A problem counts solved when a VAL-valid plan was found within the budget ("
+             + " / ".join(kinds) + " a problem), loading included: CPU seconds of the planner's whole run "
+             "under the resource protocol (genplan.limits: one planner process a core, RLIMIT_CPU for the process "
+             "group, a wall cap, 8 GiB)" + ("" if protocol else "; runs made before the protocol are counted in "
+                                             "wall-clock seconds") + "."),
+            "Columns are planners as Downward Lab names algorithms: Fast Downward's configurations (lama_first, "
+            "gbfs_ff_eager) and model:strategy of the learned planners; strategies with 'hybrid' in their name "
+            "use a classical heuristic beside the learned one.",
+            "Problems: the levels run in each domain (30 a level); the sum row adds the domains. "
+            "Per level and per planner: ipc2023-levels.md; Lab's report: ipc2023-lab.md; errors and starved runs: "
+            "ipc2023-errors.md."]
+
+
+def write_coverage(runs: list[ipc_scores.Run], lay: Layout) -> list[Path]:
+    return lab_report.write_coverage(runs, Path(lay.table("ipc2023-coverage", "csv")),
+                                     Path(lay.table("ipc2023-coverage", "md")), coverage_notes(runs))
+
+
+def write_lab(pairs, runs: list[ipc_scores.Run], out_dir: Path, lay: Layout) -> list[Path]:
+    props = lab_report.properties(pairs)
+    planners = list(dict.fromkeys(lab_report.algorithm(r) for r in runs if r.search == "learned"))
+    written = lab_report.write_lab(props, out_dir / "lab" / "ipc2023-eval", Path(lay.table("ipc2023-lab", "md")),
+                                   Path(lay.figure("ipc2023-coverage-time", "png")).parent, planners)
+    written += lab_report.write_taskwise(props, Path(lay.table("ipc2023-taskwise", "csv")))
+    return written + lab_report.write_errors(props, runs, Path(lay.table("ipc2023-errors", "md")), STARVED_RERUN)

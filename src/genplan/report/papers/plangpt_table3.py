@@ -9,6 +9,8 @@ GBFS + hFF, ...), one run per seed (genplan.report.ipc_scores reads them). We ha
 published GNN numbers stand beside ours. Per problem, with unit action
 costs:
 
+- solved: a VAL-valid plan within the run's budget T (below), as every table counts
+  (genplan.report.counting);
 - quality: best / cost of a VAL-valid plan, `best` the cheapest VAL-valid plan any of these runs found
   (generated problems ship no best known cost), 0 when unsolved;
 - agile: 1 - log t / log T (`ipc_scores.agile`), T the run's declared per-problem limit (a classical
@@ -62,6 +64,9 @@ def scores(pairs) -> list[tuple]:
                 per[r["problem"]] = (False, 0.0, 0.0)
                 continue
             t = float(r["time"]) if r["time"] not in ("", None) else None
+            if budget is not None and t is not None and t > budget:  # found after the budget: unsolved
+                per[r["problem"]] = (False, 0.0, 0.0)
+                continue
             agile = None if budget is None or t is None else ipc_scores.agile(t, budget)
             quality = ipc_scores.quality(int(r["cost"]), best[(run.domain, run.level, r["problem"])], run.source,
                                          r["problem"], "the cheapest plan of the runs scored")

@@ -1,4 +1,4 @@
-"""Static atoms in the WL graphs, decided on evidence (issue 15): the paper's representation
+"""Static atoms in the WL graphs, decided on evidence: the paper's representation
 (static atoms embedded at training and inference: the `reference` and `pooled` decoders) against
 the same models with static atoms left out of both (`encoder: {statics: false}`: the
 `reference-dropstatics` and `pooled-dropstatics` decoders), per domain, test split, model and beam,

@@ -1,5 +1,5 @@
 """SymT's training stability and ablations (SymT paper, Section 6 "Results - Training Stability",
-Appendix E; issue 13, items 5 and 6), from committed files only:
+Appendix E), from committed files only:
 
 - stability: every training summary of the symt family (and PlanGPT's, which never has the
   contrastive loss), grouped by whether the contrastive loss was on (`contrastive` in the
@@ -107,7 +107,7 @@ def loss_curves(summaries: list[dict], stem) -> list:
         ax.plot(epochs, [float(r["val_loss"]) for r in rows], style, color=colour, lw=2, label=label + " val")
         if all(r.get("pred_loss") for r in rows):
             ax.plot(epochs, [float(r["pred_loss"]) for r in rows], style, color=colour, lw=0.8, alpha=0.7)
-    for i, (arch, title) in enumerate(archs):
+    for i, (_arch, title) in enumerate(archs):
         for j, dom in enumerate(domains):
             ax = axes[i, j]
             ax.set_title(f"{dom}: {title}", fontsize=8)
