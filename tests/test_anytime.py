@@ -1,4 +1,4 @@
-"""Anytime LAMA (issue 15, item 5): the `lama_anytime` configuration for real (a run the time
+"""Anytime LAMA: the `lama_anytime` configuration for real (a run the time
 limit ends after a plan is a success with its last plan), the stage that runs it only where the
 plans table proves no optimum, the command's refusals, and the reports' best-known lengths that
 read its table (quality never above 1)."""

@@ -1,4 +1,4 @@
-"""Bad inputs to the data commands (issue 11): each gets ONE clear message naming the file or the
+"""Bad inputs to the data commands: each gets ONE clear message naming the file or the
 parameter at fault, a non-zero exit, no traceback, no hang, and nothing left in the output place.
 One case a bad input; the inputs are made once per module, small (Gripper, 1-2 balls)."""
 
@@ -63,7 +63,7 @@ CASES = {
         [*VALIDATE[:2], "{W}/latin1.pddl", VALIDATE[3]], 1, ["latin1.pddl", "PDDL problem file is not UTF-8 text"]),
     "validate: non-UTF-8 plan": ([*VALIDATE[:3], "{W}/latin1.plan"], 1, ["latin1.plan", "plan file is not UTF-8 text"]),
     "validate: missing plan": ([*VALIDATE[:3], "{W}/none.plan"], 1, ["none.plan", "plan file not found"]),
-    "validate: a junk line after a valid prefix (issue 56 case 6)": (
+    "validate: a junk line after a valid prefix": (
         [*VALIDATE[:3], "{W}/junk.plan"], 1,
         ["junk.plan", "line 4: not an action `(name object ...)` nor a `;` comment: 'this is not an action'"]),
     "solve: a junk line in the reference plan": (
@@ -71,7 +71,7 @@ CASES = {
         ["junk.plan", "line 4: not an action"]),
     "trajectories: non-UTF-8 plans table": (
         [*TRAJ[:8], "{W}/latin1.csv", *TRAJ[9:]], 1, ["latin1.csv", "plans table is not UTF-8 text"]),
-    "trajectories: another domain's plans table (issue 56 case 7)": (
+    "trajectories: another domain's plans table": (
         [*TRAJ[:8], "{W}/blocks-plans.csv", *TRAJ[9:]], 1,
         ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
     "trajectories: malformed domain in the benchmark": (
@@ -100,18 +100,18 @@ CASES = {
     "report: missing results folder": (
         ["report", "state-centric", "--results", "{W}/no-results", "--out-dir", "{O}"], 1,
         ["no-results", "--results: no such results folder"]),
-    "report: a results folder without evaluations (issue 56)": (
+    "report: a results folder without evaluations": (
         ["report", "state-centric", "--results", "{W}/plans", "--out-dir", "{O}"], 1,
         ["plans", "--results: no evaluation CSVs", "nothing to report"]),
-    "report leaderboard: a results folder without evaluations (issue 56)": (
+    "report leaderboard: a results folder without evaluations": (
         ["report", "leaderboard", "--results", "{W}/plans", "--out-dir", "{O}"], 1,
         ["plans", "--results: no evaluation CSVs"]),
-    "plan-files: --time-limit inf (issue 56 case 9)": (
+    "plan-files: --time-limit inf": (
         ["plan-files", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--time-limit", "inf", "--out-dir",
-         "{O}/p"], 1, ["--time-limit must be a positive number of seconds up to 604800 (a week), not inf"]),
+         "{O}/p"], 1, ["--time-limit must be a number of seconds from 1", "up to 604800 (a week), not inf"]),
     "plan-files: --time-limit 1e9": (
         ["plan-files", "{W}/domain.pddl", "{W}/bench/train/gripper-n1.pddl", "--time-limit", "1e9", "--out-dir",
-         "{O}/p"], 1, ["--time-limit must be a positive number", "not 1000000000.0"]),
+         "{O}/p"], 1, ["--time-limit must be a number of seconds", "not 1000000000.0"]),
     "plan: a NaN time limit in --params": (
         ["plan", "--benchmark-dir", "{W}/bench", "--split", "train", "--params",
          '{"optimal": {"time_limit": NaN}, "fallback": {}, "lama": {}, "memory_limit_mb": 1024}',
@@ -125,7 +125,7 @@ CASES = {
         1, ["flipped.plans.json.gz", "not a stored-plans file (gzip JSON)"]),
     "evaluate: another domain's plans table": (
         EVALUATE, 1, ["blocks-plans.csv", "not this split's plans table", "probBLOCKS-4-0"]),
-    "evaluate: an emptied problem in the benchmark (issue 56 case 5)": (
+    "evaluate: an emptied problem in the benchmark": (
         [EVALUATE[0], *EVALUATE[1:4], "{W}/emptied", *EVALUATE[5:8], "{W}/plans.csv", *EVALUATE[9:]], 1,
         ["emptied/train/gripper-n1.pddl: empty PDDL problem", "1 problem(s) of split 'train' malformed or "
          "unreadable, nothing evaluated"]),
@@ -265,7 +265,7 @@ def test_train_from_another_directory(inputs, tmp_path):
 
 @pytest.mark.parametrize("goal", ["(and)", "(and (at ball1 rooma) (room roomb))"])
 def test_a_goal_true_initially_gets_the_empty_plan(inputs, tmp_path, goal):
-    """Issue 27: an empty goal, or one already true, is solved by the empty plan (exit 0, VAL-valid) by every
+    """An empty goal, or one already true, is solved by the empty plan (exit 0, VAL-valid) by every
     planner (genplan.planners.solve checks it before any planner runs), and the evaluation counts it honestly."""
     bench = tmp_path / "bench"
     shutil.copytree(inputs / "bench", bench)
@@ -290,7 +290,7 @@ def test_a_goal_true_initially_gets_the_empty_plan(inputs, tmp_path, goal):
 
 
 def test_solve_plans_with_the_model_entry_of_its_configfile(inputs, tmp_path):
-    """Issue 27: `solve` plans with the planning settings the workflow's evaluations used (the model
+    """`solve` plans with the planning settings the workflow's evaluations used (the model
     entry of --configfile, overlays merged after their base), --settings overriding them key by key;
     a log line says where they came from."""
     base, overlay = tmp_path / "base.yaml", tmp_path / "overlay.yaml"
@@ -307,7 +307,7 @@ def test_solve_plans_with_the_model_entry_of_its_configfile(inputs, tmp_path):
 
 
 def test_the_domain_cache_is_private_and_checked(inputs, tmp_path, monkeypatch):
-    """Issue 27: the cache of domain copies is this user's folder (mode 0700, another user's never
+    """The cache of domain copies is this user's folder (mode 0700, another user's never
     used), and a copy whose content is not the text it is named by is rewritten, not trusted."""
     import hashlib
     import os
@@ -333,7 +333,7 @@ def test_the_domain_cache_is_private_and_checked(inputs, tmp_path, monkeypatch):
 
 
 def test_only_the_newest_set_aside_partial_states_are_kept(tmp_path, caplog):
-    """Issue 27: a model folder keeps the KEEP_STALE newest `<name>.stale-*` partial states, not all."""
+    """A model folder keeps the KEEP_STALE newest `<name>.stale-*` partial states, not all."""
     from genplan.training.partial_state import KEEP_STALE, set_aside
 
     partial = tmp_path / "model.ckpt.partial"
@@ -352,7 +352,7 @@ def test_only_the_newest_set_aside_partial_states_are_kept(tmp_path, caplog):
                                          ("1000000000.0", "planner.optimal.time_limit: 1000000000.0 is greater "
                                                           "than the maximum of 604800")])
 def test_a_time_limit_that_is_no_number_fails_the_configuration_check(value, said):
-    """Issue 56 case 9: `.inf` and `.nan` passed `snakemake -n` and crashed the job."""
+    """`.inf` and `.nan` passed `snakemake -n` and crashed the job."""
     import yaml
 
     from genplan.configuration import problems

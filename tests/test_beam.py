@@ -47,7 +47,7 @@ def test_an_exact_model_decodes_an_optimal_plan(gripper3, mode):
 
 
 def test_pooled_beam_solves_where_the_reference_beam_idles(gripper1):
-    """The reference's prune inside the loop over entries (defect 1): when the best entry (robot
+    """The reference's prune inside the loop over entries (its idling beam): when the best entry (robot
     moved to the empty room, whose only unvisited successor would be the initial state) has no
     unvisited successor the beam never changes; it returns the one `move`, as the notes report
     for XGBoost on every Gripper problem. The pooled beam expands the other entries."""

@@ -1,4 +1,4 @@
-"""`genplan cluster-plan` (issue 55, "the cost before the run"): the jobs of a dry run, priced by the GPU
+"""`genplan cluster-plan` (the cost before the run): the jobs of a dry run, priced by the GPU
 check's measured rates and the committed CPU runs' jobstats."""
 
 from __future__ import annotations
@@ -90,9 +90,20 @@ def test_the_plan_prices_gpu_training_by_rate_and_steps(tmp_path):
     row = next(line for line in lines if line.startswith("| train_model |"))
     assert f"| {hours:.1f} |" in row and "GPU rate x steps 1" in row
     ev = next(line for line in lines if line.startswith("| evaluate_model |"))
-    assert "| 2 |" in ev and "unmeasured 2" in ev
+    # nothing measured them: counted apart with the 2 x 12 core-hours they ask for, never priced at them
+    assert ev.startswith("| evaluate_model | 2 | 0.0 | 0.0 | 2 (24) |") and "not measured 2" in ev, ev
+    assert "| not measured |" in ev
     assert any("2 evaluation jobs packed into 1 group jobs" in line for line in lines)
+    # one thread each on the profile's default 1 core: the two stack, 2 x 12 h
+    assert any(line.startswith("Group job") and "24.0 h on 1 cores" in line for line in lines), lines
     assert lines[-1].endswith("fits")
+
+
+def test_a_group_job_asks_for_its_members_side_by_side_then_stacked():
+    job = lambda threads, runtime: cluster_plan.Job("evaluate_model", {}, threads, {"runtime": str(runtime)})
+    assert cluster_plan.group_runtime([job(1, 60)] * 8, cores=8) == 60
+    assert cluster_plan.group_runtime([job(8, 150)] * 3, cores=8) == 450   # ipc2023's 8-thread jobs stack
+    assert cluster_plan.group_runtime([job(4, 100), job(4, 30), job(2, 50), job(2, 10)], cores=8) == 130
 
 
 def test_a_table_without_the_rates_is_refused(tmp_path):

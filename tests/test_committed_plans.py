@@ -1,4 +1,4 @@
-"""Issue 27: a committed evaluation's plans re-validated by one command. The committed IPC 2023
+"""A committed evaluation's plans re-validated by one command. The committed IPC 2023
 evaluations (results/ipc2023-cpu, workflow/configs/ipc2023-cpu.yaml) store every plan they found
 beside their CSVs; `genplan validate --evaluation` runs VAL on each again and agrees with every row.
 (Apart from tests/test_stored_plans.py, whose smoke-run tests share a worker with the smoke run.)"""

@@ -1,5 +1,5 @@
 """The compiled searches (genplan._wlsearch, strategies `compiled-gbfs`, `compiled-novelty-gbfs`,
-`compiled-lazy-gbfs`, issue 57) against the Python reference: on every IPC 2023 learning-track
+`compiled-lazy-gbfs`) against the Python reference: on every IPC 2023 learning-track
 domain's first easy problem, with a ridge heuristic trained from a few of the domain's training
 plans, the compiled h equals the Python path's h (wlplan's own predict + b) exactly on the states
 near the initial state, and each compiled search returns the same plan, reason and counters as its

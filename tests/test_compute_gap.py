@@ -1,4 +1,4 @@
-"""perf/compute_gap.py (issue 25): it reads the H100 rates from gpu_check's committed table, the
+"""perf/compute_gap.py: it reads the H100 rates from gpu_check's committed table, the
 batch sizes from paper.yaml and each largest trial's steps from its summary, and its ratios follow from
 those numbers; a trial folder without a summary is one clear error naming the file."""
 

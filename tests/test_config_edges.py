@@ -1,4 +1,4 @@
-"""Issue 56, configuration edges the schema let through (genplan.config_edges): seeds outside
+"""Configuration edges the schema let through (genplan.config_edges): seeds outside
 0..2^32-1, a model whose `domains` name no known domain, `results_dir` naming a file, an empty `ipc2023_dir`.
 Each is one line of the configuration check, before any job; one of them end to end through
 `snakemake -n` (a 12-frame traceback before)."""
@@ -76,3 +76,18 @@ def test_results_dir_naming_a_file_is_one_line_at_snakemake_n(tmp_path):
     assert res.returncode != 0 and f"results_dir: {tmp_path}/results-file is a file, not a folder" in out, out[-3000:]
     assert "Traceback" not in out and "Job stats" not in out, out[-3000:]
     assert (tmp_path / "results-file").read_text() == "a user's file\n"
+
+
+def test_a_model_left_out_of_the_run_by_its_domains_is_said_at_every_check(capsys):
+    from genplan.configuration import check
+
+    config = _default()
+    config["domains"] = ["gripper"]
+    name = _first_model(config)
+    config["models"][name]["domains"] = ["blocks", "gripper"]  # kept in the run on gripper: nothing to say
+    check(config, SCHEMA)
+    assert capsys.readouterr().err == ""
+    config["models"][name]["domains"] = ["blocks"]  # a known domain, but none of the run's: not refused, said
+    check(config, SCHEMA)
+    err = capsys.readouterr().err
+    assert f"genplan: note: models.{name}.domains: ['blocks'] holds none of the run's domains ['gripper']" in err

@@ -1,4 +1,4 @@
-"""Issue 56 case 4: problems regenerated with another seed keep their names. A plans table (and a
+"""Problems regenerated with another seed keep their names. A plans table (and a
 trajectories file) carries each problem file's SHA-256, and every stage that joins it with problem
 files again refuses other content under the same names, naming the table: before, `genplan evaluate`
 against the first benchmark with the second's plans table exited 0 with the second's best-known
@@ -98,7 +98,7 @@ def test_training_from_plans_refuses_other_problem_files(runs):
 
 
 def test_a_resumed_record_is_rechecked_by_val(runs, tmp_path, monkeypatch, caplog):
-    """Issue 56: records taken from a killed job's `.partial` sidecar went into the CSV without VAL.
+    """Records taken from a killed job's `.partial` sidecar went into the CSV without VAL.
     A record whose stored plan VAL does not judge as it says is planned again."""
     from genplan import evaluation, resume
 

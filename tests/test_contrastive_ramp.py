@@ -29,7 +29,7 @@ N = 40
 
 def _floats(out):
     """(loss, metrics) of a family's loss function with the metrics as floats (the loss returns 0-dim
-    tensors, read by the training loop at its intervals: issue 55, item 2)."""
+    tensors, read by the training loop at its intervals, never inside a step)."""
     loss, parts = out
     return loss, {k: float(v) for k, v in parts.items()}
 
@@ -139,18 +139,20 @@ def test_the_loop_hands_the_step_on_and_a_resumed_job_continues_the_ramp(tmp_pat
 
 def test_summary_and_log_show_the_effective_weights():
     settings = SymTSettings.from_entry({"family": "symt", "train": {"contrastive_ramp_steps": 6}})
-    history = [{"epoch": e, "step": 4 * e, "train_loss": 1.0, "lr": 1e-3, "seconds": 1.0, "pred": 1.0, "att": 0.1,
-                "hid": 9.0, "att_weight": w, "hid_weight": w} for e, w in ((1, 0.25), (2, 0.875), (3, 1.0))]
+    history = [{"epoch": e, "step": 4 * e, "train_loss": 1.0, "score": v, "lr": 1e-3, "seconds": 1.0, "pred": 1.0,
+                "att": 0.1, "hid": 9.0, "att_weight": w, "hid_weight": w}
+               for e, w, v in ((1, 0.25, 2.0), (2, 0.875, 1.5), (3, 1.0, 1.2))]
     state = TrainState(best_score=1.0, best_weights={}, step=12, history=history)
     assert _ramp_summary(settings, state) == {"contrastive_ramp_steps": 6, "contrastive_ramp_done_step": 6,
                                               "contrastive_ramp_done_epoch": 2, "loss_weights_last_step": [1, 1, 1]}
     short = TrainState(best_score=1.0, best_weights={}, step=4, history=history[:1])
     assert _ramp_summary(settings, short)["loss_weights_last_step"] == [1.0, 0.5, 0.5]
     assert _ramp_summary(settings, short)["contrastive_ramp_done_step"] is None
-    header, rows = _log(history, [2.0, 1.5, 1.2])
+    header, rows = _log(history)  # the validation loss is each epoch's selection score, kept in its history row
     assert header[-2:] == ["att_weight", "hid_weight"] and rows[0][-2:] == ["0.250000", "0.250000"]
+    assert [row[header.index("val_loss")] for row in rows] == ["2.000000", "1.500000", "1.200000"]
     plain = [{k: v for k, v in r.items() if not k.endswith("_weight")} for r in history]
-    assert _log(plain, [2.0, 1.5, 1.2])[0][-1] == "seconds"  # no ramp: the log's columns as before
+    assert _log(plain)[0][-1] == "seconds"  # no ramp: the log's columns as before
     assert _ramp_summary(SymTSettings.from_entry({"family": "symt"}), state) == {"contrastive_ramp_steps": 0}
 
 

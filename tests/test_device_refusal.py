@@ -1,4 +1,4 @@
-"""Issue 55, "fail fast": a training job that asked for a GPU never trains on the CPU without a word.
+"""Fail fast: a training job that asked for a GPU never trains on the CPU without a word.
 Inside a SLURM job that was given a GPU (`--gpus 1`, `SLURM_JOB_ID` set), `--device auto` on a machine
 where torch sees no CUDA exits non-zero before it reads any data, with one line naming what torch sees;
 a local run keeps `auto`'s old meaning. `genplan doctor --require-gpu` says the same of a node."""

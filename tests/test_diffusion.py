@@ -362,7 +362,7 @@ def test_the_beta_schedule_masks_more_and_the_symmetric_losses_train(files, tmp_
 
 @pytest.mark.slow
 def test_the_overfit_benchmarks_probe_reads_the_plan_and_scores_the_masked_predictions(memorised, files, tmp_path):
-    """experiments/diffusion_overfit.py's predictions.txt (cited by docs/sequence-recipe.md): per training
+    """experiments/diffusion_overfit.py's predictions.txt (cited by experiments/sequence-recipe.md): per training
     problem the plan's tokens in pool-order names, the t = 1 answer, and the positions right; the
     memorised 1-ball model gets its own plan right when one position at a time is masked."""
     import re

@@ -1,6 +1,6 @@
 """Masked plan diffusion's `network.positions` setting (genplan.models.diffusion.model): the paper's
 rotary positions by default, learned absolute plan positions as the CPU-size departure that
-docs/sequence-recipe.md measures."""
+experiments/sequence-recipe.md measures."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ WIDTH = 24  # plan positions
 
 
 def test_learned_positions_are_a_setting_kept_apart_from_the_papers_rotary_default():
-    """`network.positions: learned` (a diagnosis, docs/sequence-recipe.md) gives the plan absolute
+    """`network.positions: learned` (a diagnosis, experiments/sequence-recipe.md) gives the plan absolute
     positions from a table: every plan position of a fully masked plan then reads differently at the
     first layer, and the condition's atoms still sit together at position 0 (their order does not
     matter). The paper's rotary default is left out of the stored settings; a bad value is refused."""

@@ -15,14 +15,14 @@ from genplan.errors import GenplanError
 
 ROOT = Path(__file__).resolve().parent.parent
 STABILITY = "results/tables/symt-stability.csv"
-SYMT_DOC = "docs/symt-and-diffusion-results.md"
+SYMT_DOC = "docs/results/symt.md"
 
 
 def test_every_number_the_docs_quote_is_in_the_file_it_cites():
     assert doc_check.check(ROOT) == []
     claims = doc_check.load(ROOT / doc_check.CLAIMS)
-    assert {c["doc"] for c in claims} >= {"README.md", "docs/state-centric-results.md", SYMT_DOC,
-                                          "docs/sequence-and-heuristic-results.md"}
+    assert {c["doc"] for c in claims} >= {"README.md", "docs/results/state-centric.md", SYMT_DOC,
+                                          "docs/results/plangpt.md", "docs/results/ipc2023.md"}
 
 
 def _copy(tmp_path, claim_quotes):

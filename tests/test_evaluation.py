@@ -172,7 +172,7 @@ def test_solve_refuses_a_model_of_another_domain(real_models):
     assert proc.returncode == 1 and "not 'blocks'" in proc.stderr and "Traceback" not in proc.stderr
 
 
-# --- every plan stored beside the CSV, and `genplan validate --evaluation` (issue 27) ---
+# --- every plan stored beside the CSV, and `genplan validate --evaluation` ---
 
 def _stored(path):
     import gzip

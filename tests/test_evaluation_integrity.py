@@ -1,4 +1,4 @@
-"""Issue 56, the rest: an evaluation CSV that is not whole is named by every reader (the reports,
+"""An evaluation CSV that is not whole is named by every reader (the reports,
 `validate --evaluation`) instead of being left out or counted unsolved; `validate --evaluation`
 notices a deleted row and a quality that is not best_known / plan_length. The evaluations are real
 ones (tests/test_evaluation.py's `evaluated`: two evaluations, VAL-checked plans stored beside)."""

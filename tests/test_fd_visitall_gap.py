@@ -1,5 +1,5 @@
 """experiments/fd_visitall_gap.py: its log and plan readers, and one real run on a tiny VisitAll grid
-where LM-cut before Fast Downward issue 1228 (both tie-breaking rules off) is weaker than FD 26.6's
+where LM-cut before Fast Downward's tie-breaking change (its pull request 301; both tie-breaking rules off) is weaker than FD 26.6's
 default."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_readers():
     assert [gap.status_of(c) for c in (0, 124, 23, 22, 30)] == ["solved", "timeout", "timeout", "memory", "error 30"]
 
 
-def test_lmcut_before_issue_1228_is_weaker_on_visitall(tmp_path):
+def test_lmcut_before_the_tie_breaking_change_is_weaker_on_visitall(tmp_path):
     (tmp_path / "domain.pddl").write_text(DOMAIN)
     (tmp_path / "w03h03-01.pddl").write_text(_grid(3, 3, start=(1, 0)))
     driver = gap.fast_downward_driver()

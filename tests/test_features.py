@@ -161,7 +161,7 @@ def test_unknown_encoder_name():
 
 
 def test_nostatics_beam_modes_embed_inference_states_without_statics(gripper_data):
-    """`*-nostatics` reproduces the reference's defect 2 for WL (statics at training only); an
+    """`*-nostatics` reproduces the reference's "statics at training only" for WL; an
     FSF model, which never embeds statics, is refused with one clear error."""
     from genplan.planners.beam import DecodeConfig, _bind
 

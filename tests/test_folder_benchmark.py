@@ -1,4 +1,4 @@
-"""A benchmark costs one folder and one configuration (issue 58, proved as the sixth family is): the
+"""A benchmark costs one folder and one configuration (proved as the sixth family is): the
 throwaway benchmark of tests/fixtures/folder_benchmark (a tiny typed domain in Fast Downward's flat
 layout, three training and three test problems), registered by tests/folder-benchmark.yaml alone, runs
 through every stage to the leaderboard, and no file of the repository outside the fixture and the

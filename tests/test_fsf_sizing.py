@@ -1,4 +1,4 @@
-"""FSF slot sizing as a setting (issue 15, item 1): `slots: train_validation` (ours: a larger test
+"""FSF slot sizing as a setting: `slots: train_validation` (ours: a larger test
 problem is refused) or `all_splits` (the reference's: every split's object counts, read from the
 benchmark's manifest beside the trajectories), on small Gripper problems made here; a real
 XGBoost model is trained and its encoder binds the larger problem."""

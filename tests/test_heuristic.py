@@ -308,7 +308,7 @@ def test_novelty_gbfs_measures_novelty_per_h_and_finds_valid_plans(blocks):
                                            (None, "PDDL problem file not found"),
                                            (b"(define (problem p) (:domain blocks", "malformed PDDL problem")])
 def test_solve_names_a_bad_problem_file_as_every_family_does(blocks, ridge, tmp_path, content, said):
-    """Issue 56: the heuristic family's message for an empty, binary or missing problem was blank or
+    """The heuristic family's message for an empty, binary or missing problem was blank or
     Python's own; now the one every family gives, naming the file, before any search."""
     problem = tmp_path / "p.pddl"
     if content is not None:
@@ -322,7 +322,7 @@ def test_solve_names_a_bad_problem_file_as_every_family_does(blocks, ridge, tmp_
 
 @pytest.mark.parametrize("signum, status", [("SIGTERM", 143), ("SIGINT", 130)])
 def test_solve_ended_by_a_signal_leaves_nothing_behind(blocks, ridge, tmp_path, signum, status):
-    """Issue 56: SIGTERM of `genplan solve` (any `timeout`) left $TMPDIR/genplan-solve-* and VAL
+    """SIGTERM of `genplan solve` (any `timeout`) left $TMPDIR/genplan-solve-* and VAL
     running; Ctrl-C printed a KeyboardInterrupt traceback. Now: one line, exit 128 + the signal, an
     empty $TMPDIR, no plan. The signal comes while the search runs (a 40-block problem, 60 s)."""
     import os

@@ -1,4 +1,4 @@
-"""The hybrid search (strategies `hybrid-ff-gbfs`, `compiled-hybrid-ff-gbfs`, issue 57 item 3): eager
+"""The hybrid search (strategies `hybrid-ff-gbfs`, `compiled-hybrid-ff-gbfs`): eager
 GBFS alternating an open list on the learned h with one on hFF. hFF in C++ (genplan._wlsearch.ff)
 equals the Python reference (genplan.planners.relaxed.FF) exactly on the states near the first easy
 problem's initial state of several IPC 2023 learning-track domains, and both give the value worked

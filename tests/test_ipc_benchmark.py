@@ -1,4 +1,4 @@
-"""Any PDDL domain in (issue 26): a typed domain with constants, negative preconditions and equality
+"""Any PDDL domain in: a typed domain with constants, negative preconditions and equality
 through every data stage (Fast Downward + VAL, the trajectories, pymimir, wlplan), PDDL the pipeline
 cannot handle refused by name, and the `ipc2023` benchmark: its pinned checksum list, the import
 from a folder (a small copy of two IPC 2023 domains), its refusals, the classical baselines of
@@ -285,13 +285,13 @@ def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
 
 
 def test_a_family_that_cannot_train_without_a_validation_split_is_refused_by_name(tmp_path):
-    """Issue 26 item 7: on ipc2023 (no validation split, no expandable state spaces) a transition
+    """On ipc2023 (no validation split, no expandable state spaces) a transition
     model, or a learned heuristic on state spaces, is refused by the config check, naming the model;
     the learned heuristic trained from plans passes."""
     cpu = yaml.safe_load((REPO / "workflow" / "configs" / "ipc2023-cpu.yaml").read_text())
     paper = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
     models = {"wl_xgb_state": paper["models"]["wl_xgb_state"], "heuristic_ridge": paper["models"]["heuristic_ridge"],
-              "from_plans": cpu["models"]["heuristic_ridge"]}
+              "from_plans": cpu["models"]["heuristic_rank_pruned"]}
     lines = benchmark_problems({**cpu, "ipc2023_dir": str(tmp_path), "models": models})
     assert [line.split(":", 1)[0] for line in lines] == ["models.wl_xgb_state", "models.heuristic_ridge"]
     assert "family 'transition' cannot train on benchmark 'ipc2023'" in lines[0]
@@ -306,10 +306,10 @@ def _dry_run_jobs(configfile: str, root: Path) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
 
 
-@pytest.mark.parametrize("configfile, tables", [("workflow/configs/ipc2023-cpu.yaml", 10 * 3 + 2),
+@pytest.mark.parametrize("configfile, tables", [("workflow/configs/ipc2023-cpu.yaml", 10 * 4),
                                                 ("workflow/configs/ipc2023.yaml", 10 * 4)])
 def test_ipc2023_configurations_dry_run(ipc_dir, tmp_path, configfile, tables):
-    """Train and the levels of every domain; the CPU configuration's `extra_splits` add hard for two."""
+    """Train and the three levels of every domain, in both configurations."""
     jobs = _dry_run_jobs(configfile, tmp_path / "results")
     assert jobs["import_ipc2023"] == 10
     assert jobs["plan_split"] == jobs["trajectories"] == tables
@@ -322,3 +322,23 @@ def test_domain_key_is_the_folder_name_of_every_ipc_domain(ipc_dir):
     from genplan.domains import IPC2023_DOMAINS, domain_key
 
     assert [domain_key(ipc_dir / d / "domain.pddl") for d in IPC2023_DOMAINS] == list(IPC2023_DOMAINS)
+
+
+@pytest.mark.parametrize("stray, refused", [
+    ("ferry/training/easy/p01.pddl~", True),  # an editor's copy beside the problems
+    ("ferry/testing/easy/notes.txt", True),
+    ("ferry/extra/p99.pddl", True),  # a problem outside the problem folders
+    ("ferry/plans/testing/easy/p05.plan", False),  # a plan the list does not pin: said, not imported
+])
+def test_stray_files_in_the_ipc_copy_are_refused_or_named(subset, tmp_path, caplog, stray, refused):
+    (subset / stray).parent.mkdir(parents=True, exist_ok=True)
+    (subset / stray).write_text("(stray)\n")
+    if refused:
+        with pytest.raises(GenplanError, match="not part of the pinned") as err:
+            import_ipc2023("ferry", subset, tmp_path / "out", checksum_file=subset / "subset.sha256")
+        assert err.value.path == subset / stray and not (tmp_path / "out").exists()
+    else:
+        with caplog.at_level("WARNING", logger="genplan"):
+            import_ipc2023("ferry", subset, tmp_path / "out", checksum_file=subset / "subset.sha256")
+        assert f"1 file(s) of {subset / 'ferry'} are not in the checksum list and are not imported, e.g. {stray}" \
+            in caplog.text

@@ -1,5 +1,5 @@
-"""`train.keep: last`: the weights of the last selection, whatever the validation score (issue 25:
-the 8-block validation split of the published Blocksworld instances scores epoch 1 best)."""
+"""`train.keep: last`: the weights of the last selection, whatever the validation score (the
+8-block validation split of the published Blocksworld instances scores epoch 1 best)."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""Issue 56: a full disk was ': No space left on device', naming no file (`generate` named the
+"""A full disk was ': No space left on device', naming no file (`generate` named the
 package's own domain file, the source of a copy). Now one line naming the command's output. A real
 full disk: a 64 KiB tmpfs (skipped where this process may not mount one)."""
 

@@ -243,7 +243,7 @@ def test_names_drawn_once_stay_the_same_every_epoch_and_random_ones_change(plang
 
 
 def test_length_grouped_batches_hold_the_same_examples_with_less_padding():
-    """`train.length_window` (a throughput setting, docs/sequence-recipe.md p5): the epoch's examples
+    """`train.length_window` (a throughput setting, experiments/sequence-recipe.md p5): the epoch's examples
     unchanged, each batch cut from a run of sequences sorted by length, the batches shuffled; stored in
     the settings only where set."""
     import random

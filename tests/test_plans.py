@@ -194,7 +194,7 @@ def test_plan_files_exits_1_unless_every_problem_has_a_valid_plan(tmp_path):
 
 
 def test_plan_files_with_a_limit_under_two_seconds_gives_the_search_its_time(tmp_path):
-    """Issue 27: `--overall-time-limit int(t)s` left the driver 0 s under 2 s (a time-out after 0.1 s) and cut
+    """`--overall-time-limit int(t)s` left the driver 0 s under 2 s (a time-out after 0.1 s) and cut
     1.9 to 1; the driver now gets the limit rounded up plus its own start."""
     bench = _gripper_bench(tmp_path)
     out = run_cli("plan-files", "--planner", "astar_lmcut", "--time-limit", "1.9", bench / "domain.pddl",
@@ -217,3 +217,29 @@ def test_a_plan_longer_than_val_reads_is_named_not_checked(paper_splits, tmp_pat
         if not valid:
             assert res.message == ("not checked: VAL's plan parser refuses plans of about 10,000 steps "
                                    "and more, and this plan has 9996")
+
+
+def test_every_configurations_plans_are_stored_and_rechecked_by_validate_evaluation(tmp_path):
+    # the plan files are not committed: the stored plans beside them are, and `genplan validate
+    # --evaluation <plans table>` checks every planner's plans against the table from them alone
+    import gzip
+    import json
+
+    bench = _gripper_bench(tmp_path)
+    root = tmp_path / "root"
+    table_path = root / "plans" / "generated" / "gripper" / "train.csv"
+    (root / "problems" / "generated").mkdir(parents=True)
+    bench = bench.rename(root / "problems" / "generated" / "gripper")
+    params = {**PARAMS, "optimal": {"enabled": False, "time_limit": 10}, "fallback": {"enabled": False}}
+    table = plan_split(bench, "train", params, table_path.with_suffix(""), table_path)
+    assert all(r["cpu_time"] not in ("", None) and float(r["cpu_time"]) > 0 for r in table)  # the protocol's measure
+    stored = table_path.with_suffix("") / "lama_first.plans.json.gz"
+    doc = json.loads(gzip.decompress(stored.read_bytes()))
+    assert doc["benchmark_dir"] == "problems/generated/gripper"  # relative: the results root travels
+    ok = run_cli("validate", "--evaluation", table_path)
+    assert ok.returncode == 0 and "2 agree, 0 disagree, 0 missing" in ok.stdout + ok.stderr, ok.stdout + ok.stderr
+    name = next(iter(doc["problems"]))
+    doc["problems"][name]["plan"] = doc["problems"][name]["plan"][:-1]  # one action short of the goal
+    stored.write_bytes(gzip.compress((json.dumps(doc) + "\n").encode()))
+    bad = run_cli("validate", "--evaluation", table_path)
+    assert bad.returncode != 0 and "1 disagree" in bad.stdout + bad.stderr, bad.stdout + bad.stderr

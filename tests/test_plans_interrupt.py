@@ -115,7 +115,7 @@ def test_sigint_ends_plan_files_cleanly(hard_blocks, tmp_path):
 
 
 def test_a_rerun_removes_what_a_sigkilled_plan_left(hard_blocks, tmp_path):
-    """Issue 27: SIGKILL gives `plan` no chance to clean up: its Fast Downward run folders stay in
+    """SIGKILL gives `plan` no chance to clean up: its Fast Downward run folders stay in
     $TMPDIR and its hidden temporary output folder and table beside the outputs. The next `plan`
     removes them (their names carry the dead process's id), and nothing of a live process."""
     out_root, private_tmp = tmp_path / "out", tmp_path / "tmp"

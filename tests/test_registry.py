@@ -204,7 +204,7 @@ def test_bad_training_settings_are_named(gripper_data, tmp_path):  # noqa: F811
 
 
 def test_one_table_of_strategy_kinds():
-    """Issue 58 item 4: the strategy table is the one list of kinds. Every family offers kinds of it
+    """The strategy table is the one list of kinds. Every family offers kinds of it
     (a family naming another is refused), the heuristic search runs exactly its `search` rows, and
     `genplan solve --help` lists every family's forms from it."""
     from genplan.cli.solve import STRATEGY_HELP

@@ -1,4 +1,4 @@
-"""The budget curves (issue 25) from files written here: the report's rows (run fields from the training
+"""The budget curves from files written here: the report's rows (run fields from the training
 summaries, coverage per split and strategy from the evaluation CSVs, training split included, a cell not
 run left empty), its figures, and exactly the registry's outputs; the report runs only on a
 configuration with budget models; the training split's rows reach no other report; the schema takes

@@ -1,4 +1,4 @@
-"""The figures and the HTML report as a person sees them (issue 29), without a browser: the
+"""The figures and the HTML report as a person sees them, without a browser: the
 leaderboard's figures built from the committed leaderboard table fit a screen and no two of their
 texts cover each other; every committed figure is at most about two screens; the rows each system
 shows are its best configuration; the report's summary page renders from the committed results.

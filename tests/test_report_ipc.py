@@ -1,4 +1,4 @@
-"""The IPC 2023 learning track's report (genplan.report.papers.ipc2023, issue 26) on a tiny results tree
+"""The IPC 2023 learning track's report (genplan.report.papers.ipc2023) on a tiny results tree
 written here (two domains, a few rows; no planner runs): coverage, IPC quality and agile score against
 hand-computed values, the published anchors equal to the benchmark README's table, the figure, the
 leaderboard's rows of the benchmark, a plan cheaper than the shipped best known cost lowering it, and
@@ -97,7 +97,13 @@ def test_coverage_quality_and_agile_by_hand(results):
     written = build_report("ipc2023", results, results)
     assert {p.name for p in written} == {"ipc2023-levels.csv", "ipc2023-levels.md", "ipc2023-domains.csv",
                                          "ipc2023-domains.md", "ipc2023-learned-vs-lama.csv", "ipc2023-learned-vs-lama.md",
-                                         "ipc2023-coverage-time.png", "ipc2023-coverage-time.pdf"}
+                                         "ipc2023-coverage-time.png", "ipc2023-coverage-time.pdf",
+                                         "ipc2023-coverage.csv", "ipc2023-coverage.md", "ipc2023-lab.md",
+                                         "ipc2023-errors.md", "ipc2023-taskwise.csv", "properties",
+                                         "ipc2023-scatter-total_time-wl_ridge-gbfs.png",
+                                         "ipc2023-scatter-expansions-wl_ridge-gbfs.png",
+                                         "ipc2023-scatter-total_time-wl_ridge-gbfs-seed14.png",
+                                         "ipc2023-scatter-expansions-wl_ridge-gbfs-seed14.png"}
     levels = {(r["domain"], r["planner"]): r for r in _rows(results / "tables" / "ipc2023-levels.csv")}
     expected = {  # (domain, planner): solved, quality, agile, problems, seeds
         ("blocksworld", "FD LAMA-first"): (2, 1 + 8 / 10, 1 + _agile(10), 3, 1),
@@ -125,7 +131,7 @@ def test_coverage_quality_and_agile_by_hand(results):
 def test_the_budget_counts_a_learned_planners_loading(results):
     """A row's load_time (its process's start and model load) is added to its time: a plan found at
     95 s after 10 s of loading is past the 100 s budget and unsolved, as Fast Downward's driver run is
-    (issue 57 item 2)."""
+    (one budget for both kinds of planner)."""
     rows = [_eval("blocksworld", 13, p, n, t) for p, n, t in (("p01", 10, "0.2000"), ("p02", 8, "95.0000"),
                                                               ("p03", 20, "50.0000"))]
     for r in rows:
@@ -350,3 +356,21 @@ def test_a_hybrid_planner_is_labelled_and_counted_apart_from_the_pure_learned_on
     assert ("h · compiled-gbfs: at least LAMA-first's coverage in 0 of 1 domains (solved 1 against LAMA-first's 2); "
             "h · compiled-hybrid-ff-gbfs (hybrid: learned and classical heuristics): at least LAMA-first's coverage "
             "in 1 of 1 domains (solved 3 against LAMA-first's 2)") in text
+
+
+def test_every_markdown_table_has_as_many_header_cells_as_row_cells(results):
+    # a table whose header lacks a column puts every later cell under the wrong heading
+    written = build_report("ipc2023", results, results)
+    checked = 0
+    for path in (p for p in written if p.suffix == ".md"):
+        block: list[str] = []
+        for line in path.read_text().splitlines() + [""]:
+            if line.startswith("|"):
+                block.append(line)
+                continue
+            if block:
+                widths = {len(row.strip().strip("|").split("|")) for row in block}
+                assert len(widths) == 1, (path.name, block[:3])
+                checked += 1
+                block = []
+    assert checked >= 5

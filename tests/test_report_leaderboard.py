@@ -68,7 +68,7 @@ def test_leaderboard_numbers(root, tmp_path):
     astar = rows[("fast_downward", "astar_lmcut")]
     assert float(astar["coverage"]) == 0.5 and float(astar["ipc_score"]) == pytest.approx(0.5, abs=1e-4)
     gbfs = rows[("fast_downward", "gbfs_ff")]
-    # it ran where A* failed only, but its denominator is the split's, as every row's (issue 27): 1/2, not 1/1
+    # it ran where A* failed only, but its denominator is the split's, as every row's: 1/2, not 1/1
     assert gbfs["n_problems"] == "2" and float(gbfs["coverage"]) == 0.5
     assert float(gbfs["ipc_score"]) == pytest.approx(16 / 30 / 2, abs=1e-4)
     sizes = list(csv.DictReader(open(root / "tables/model-sizes.csv")))

@@ -112,7 +112,7 @@ def test_report_command_line(tmp_path):
 def test_decoders_table_puts_each_decoder_side_by_side(tmp_path):
     res = _results(tmp_path)
     for seed in SOLVED:  # the reference decoder as written solves nothing here
-        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.reference-nostatics.csv"
+        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.beam3-reference-nostatics.csv"
         write_csv(path, _eval_rows("wl_xgb_delta", seed, "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
     build_report("state-centric", res, res)
     rows = {(r["split"], r["system"], r["variant"]): r for r in _read(res / "tables" / "state-centric-decoders.csv")}
@@ -135,7 +135,7 @@ def test_agreement_counts_test_cells_near_the_published_and_lists_the_rest(tmp_p
     assert [(c["decoder"], c["split"], c["run_as"], c["diff"]) for c in cells] == [
         ("pooled", "extrapolation", "pooled", "+0.5000")]
     for seed in SOLVED:  # the reference as written (no statics at inference) solves nothing
-        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.reference-nostatics.csv"
+        path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / f"seed{seed}" / "extrapolation.beam3-reference-nostatics.csv"
         write_csv(path, _eval_rows("wl_xgb_delta", seed, "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
     build_report("state-centric", res, res)
     faithful = [c for c in _read(res / "tables" / "state-centric-agreement-cells.csv") if c["decoder"] == "faithful"]
@@ -145,7 +145,7 @@ def test_agreement_counts_test_cells_near_the_published_and_lists_the_rest(tmp_p
 
 def test_decoder_differences_are_taken_over_the_seeds_both_decoders_ran(tmp_path):
     res = _results(tmp_path)  # reference: seeds 13, 14, 15 solve 1, 2, 3 of 4 problems
-    path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / "seed13" / "extrapolation.reference-nostatics.csv"
+    path = res / "evaluation" / "generated" / "blocks" / "wl_xgb_delta" / "seed13" / "extrapolation.beam3-reference-nostatics.csv"
     write_csv(path, _eval_rows("wl_xgb_delta", "13", "extrapolation", "reference-nostatics", set()), EVAL_COLUMNS)
     build_report("state-centric", res, res)
     rows = {(r["split"], r["system"], r["variant"]): r for r in _read(res / "tables" / "state-centric-decoders.csv")}
@@ -245,7 +245,7 @@ def test_a_figure_bar_falls_back_to_the_model_without_statics_and_flags_it():
 
 
 def test_table3_has_one_labelled_row_per_model_and_no_twin_beside_the_published(tmp_path):
-    """Issue 27: the drop-statics twin was pooled with the paper's model in one unlabelled WL-dimension row
+    """The drop-statics twin was pooled with the paper's model in one unlabelled WL-dimension row
     (VisitAll 78±60 against the published 138): now each model has its own rows, the twin without a published."""
     res = _results(tmp_path)
     for seed in ("13", "14"):

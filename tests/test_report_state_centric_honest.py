@@ -1,4 +1,4 @@
-"""Issue 15, the report's side: refused cells are shown as refused and never agree, published
+"""The state-centric report is honest about every cell: refused cells are shown as refused and never agree, published
 numbers with a note carry a mark and the note (and the agreement counts against the authors'
 files where the note gives their value), and the best-known length is the shortest VAL-valid plan
 of any run, learned ones included, so that quality never exceeds 1. Everything is built from

@@ -9,6 +9,7 @@ settings, or that cannot be read, is removed and its problem planned again."""
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import logging
 from pathlib import Path
@@ -44,9 +45,11 @@ def _counting(monkeypatch, module, name: str, stop_after: int | None = None) -> 
 
 
 def _without_time(path: Path) -> list[dict]:
-    """The rows without `time` and `problem_sha256` (an edited problem's differs; tests/test_content_hashes.py)."""
+    """The rows without what a run measures (`time`, `cpu_time`, `peak_memory_mb`) and `problem_sha256` (an
+    edited problem's differs; tests/test_content_hashes.py)."""
     with open(path, newline="") as fh:
-        return [{k: v for k, v in r.items() if k not in ("time", plans.HASH)} for r in csv.DictReader(fh)]
+        return [{k: v for k, v in r.items() if k not in ("time", plans.HASH, "cpu_time", "peak_memory_mb")}
+                for r in csv.DictReader(fh)]
 
 
 def _sidecar_files(output: Path) -> dict[str, dict]:
@@ -89,8 +92,20 @@ def gripper4(tmp_path_factory):
     return root / "bench", root / "ref", root / "ref.csv"
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+def _files(folder: Path) -> dict[str, object]:
+    """A plans folder's files: the plan files' bytes; each stored-plans document's plan per problem (its
+    table's name, benchmark folder and, for an edited problem, hashes differ from the reference run's);
+    the output marker's file names (its byte counts follow from the documents)."""
+    out: dict[str, object] = {}
+    for p in sorted(folder.iterdir()):
+        if p.name.endswith(".plans.json.gz"):
+            doc = json.loads(gzip.decompress(p.read_bytes()))
+            out[p.name] = {name: entry["plan"] for name, entry in doc["problems"].items()}
+        elif p.name == ".genplan-output":
+            out[p.name] = sorted(json.loads(p.read_text().split("\n", 1)[1])["entries"])
+        else:
+            out[p.name] = p.read_bytes()
+    return out
 
 
 def test_plan_resumes_the_problems_a_cut_run_finished(gripper4, tmp_path, monkeypatch, caplog):
@@ -148,7 +163,7 @@ def test_plan_does_not_reuse_an_edited_problem_or_a_corrupt_record(gripper4, tmp
 
 
 def test_plan_rechecks_resumed_plans_with_val(gripper4, tmp_path, monkeypatch, caplog):
-    """Issue 56: a resumed problem's plans went into the table without VAL; one VAL no longer accepts
+    """A resumed problem's plans went into the table without VAL; one VAL no longer accepts
     (its record still says valid) gets the problem planned again."""
     bench, ref_dir, ref_table = gripper4
     out_dir, table = tmp_path / "plans", tmp_path / "plans.csv"

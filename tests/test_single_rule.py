@@ -68,7 +68,7 @@ def test_rerun_plan_split_for_one_domain(tmp_path):
 
 
 def test_retraining_a_committed_model_writes_only_under_its_own_root(tmp_path):
-    """Issue 27: the README's retrain of one committed model (paper-cpu's Logistics heuristic) runs
+    """The retrain of one committed model in docs/configurations.md (paper-cpu's Logistics heuristic) runs
     under a results root of its own (`results_dir`), so the stages it reruns (problems, plans, state
     spaces, trajectories) never write over the committed results/: a dry run lists every output."""
     root = tmp_path / "retrain"

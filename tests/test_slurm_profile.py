@@ -51,7 +51,7 @@ def test_site_profile_selects_paper_configuration(tmp_path):
         partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
             assert f"slurm_partition={partition}" in block and f"gpu={gpus}" in block, block
-            if rule in GPU_RULES:  # issue 55: the transition models (17-337 s each) hold no GPU
+            if rule in GPU_RULES:  # the transition models (17-337 s each) hold no GPU
                 assert "_lstm_" not in block and "_xgb_" not in block, block
     # evaluation (decoding on CPUs) asks for no GPU
     for block in text.split("rule evaluate_model:")[1:]:
@@ -71,7 +71,7 @@ def _paper_workflow():
 
 
 def test_retries_keep_the_runtime_and_grow_the_memory():
-    """Issue 55: a retry asks for the first attempt's runtime (36 h on a third attempt passed many partitions'
+    """A retry asks for the first attempt's runtime (36 h on a third attempt passed many partitions'
     limits, and sbatch's refusal ended the job for good), so that retries can succeed; memory still grows.
     The profiles' defaults (evaluated as Snakemake evaluates a profile's resources) and every rule's own."""
     from snakemake.resources import Resource
@@ -93,17 +93,24 @@ def test_retries_keep_the_runtime_and_grow_the_memory():
 
 
 def test_rules_that_need_the_network_run_where_snakemake_runs():
-    """Issue 55: the imports (a download when `paper_splits` is unset) are local rules, never jobs on a
+    """The imports (a download when `paper_splits` is unset) are local rules, never jobs on a
     compute node that may have no internet."""
     with _paper_workflow() as workflow:
         assert {"import_problems", "import_ipc2023"} <= set(workflow._localrules)
 
 
 def test_profiles_pack_the_evaluation_jobs():
+    """The evaluation rule's group (common.smk: evaluation_group, one trained model's jobs, at most as many as
+    fit side by side on `cores`) has a `group-components` line for each of its sizes, and no profile `groups`
+    entry replaces it with one group of every model's evaluations."""
+    assert "group: evaluation_group()" in (REPO / "workflow" / "rules" / "evaluation.smk").read_text()
     for path in ("slurm", TEST_PROFILE):
         profile = _profile(path)
-        assert "evaluate_model=evaluation" in profile["groups"], path
-        assert any(g.startswith("evaluation=") and int(g.split("=")[1]) >= 2 for g in profile["group-components"])
+        assert not any(g.startswith("evaluate_model=") for g in profile.get("groups", [])), path
+        sizes = {int(g.split("=")[1]) for g in profile["group-components"] if g.startswith("evaluation")}
+        for size in sizes:
+            assert f"evaluation{size}_{{benchmark}}_{{domain}}_{{model}}_{{seed}}={size}" in profile["group-components"]
+        assert sizes == {8, 4, 2}, (path, sizes)
 
 
 def test_a_link_left_by_a_killed_test_cluster_is_not_kept(tmp_path):

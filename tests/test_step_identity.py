@@ -1,4 +1,4 @@
-"""The training step's rework (issue 55, item 2: no host synchronisation inside a step, fused AdamW on
+"""The training step's rework for GPU throughput (no host synchronisation inside a step, fused AdamW on
 CUDA, torch.compile behind a setting) leaves the CPU's results as they were: one tiny model per torch
 family (SymT^E, SymT^ED, PlanGPT, diffusion, and diffusion with symmetric losses; contrastive losses,
 dropout, clipping, weight decay, warmup + cosine, two or three epochs) trains on the CPU with a fixed

@@ -1,4 +1,4 @@
-"""Issue 27: every plan an evaluation finds is stored beside its CSV, and `genplan validate
+"""Every plan an evaluation finds is stored beside its CSV, and `genplan validate
 --evaluation` checks a whole evaluation's plans again with real VAL. On the suite's one smoke run
 (conftest.smoke_run): every evaluation of every family agrees with its CSV, and a plan changed by
 one action is a disagreement naming the file and the problem. The run's files are read, never

@@ -1,4 +1,4 @@
-"""SymT^E trained from plans (`train: {data: plans}`, issue 26): no state space and no validation
+"""SymT^E trained from plans (`train: {data: plans}`): no state space and no validation
 split, as on the IPC 2023 learning track. A tiny model learns from hand-written plans of a small
 typed domain with a constant (tests/fixtures/typed_courier; the trajectories stage checks the plans
 with VAL), selects its weights on held-out training problems, plans a larger problem with GBFS
@@ -8,6 +8,7 @@ evaluation, with its message in the log and in the IPC report, not a crash."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import logging
 from itertools import pairwise
@@ -79,12 +80,13 @@ def _bench(root: Path) -> tuple[Path, Path]:
             if split == "train":
                 (plans / f"{name}.plan").write_text(plan)
             else:
-                table.append(f"{name},hand,ok,{plan.count(chr(10))},yes\n")
+                digest = hashlib.sha256((bench / split / f"{name}.pddl").read_bytes()).hexdigest()
+                table.append(f"{name},hand,ok,{plan.count(chr(10))},yes,{digest}\n")  # a current table: hashes
     (bench / "domain.pddl").write_text(FIXTURE.read_text())
     (bench / "manifest.csv").write_text(manifest.to_csv(rows))
     (root / "plans.csv").write_text("problem,config,status\n" + "".join(f"p{k:02d},hand,ok\n" for k in
                                                                          range(1, len(SIZES["train"]) + 1)))
-    (root / "easy.csv").write_text("problem,config,status,plan_length,valid\n" + "".join(table))
+    (root / "easy.csv").write_text("problem,config,status,plan_length,valid,problem_sha256\n" + "".join(table))
     traj = root / "trajectories" / "ipc2023" / "courier" / "train.json.gz"
     traj.parent.mkdir(parents=True)
     trajectories_split(bench, "train", plans, root / "plans.csv", traj)

@@ -1,4 +1,4 @@
-"""The tokens layer (issue 12 item 1): vocabulary, object types, renaming, PlanGPT sequences."""
+"""The tokens layer: vocabulary, object types, renaming, PlanGPT sequences."""
 
 import json
 import random

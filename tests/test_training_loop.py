@@ -276,7 +276,7 @@ def test_an_added_train_setting_reaches_the_loop_and_is_left_out_of_stored_setti
 
 
 def test_decay_epochs_cuts_a_longer_cosine_short():
-    """`decay_epochs` (docs/sequence-recipe.md, p7a): 2 epochs of a 4-epoch cosine are the 4-epoch run's
+    """`decay_epochs` (experiments/sequence-recipe.md, p7a): 2 epochs of a 4-epoch cosine are the 4-epoch run's
     first 2, learning rates and losses alike, where a 2-epoch cosine decays sooner."""
     kw = dict(lr=0.05, warmup_steps=2, min_lr=0.005)
     _, cut = run(LoopConfig(epochs=2, decay_epochs=4, **kw), steps_per_epoch=4)
@@ -289,7 +289,7 @@ def test_decay_epochs_cuts_a_longer_cosine_short():
 
 
 def test_cpu_bf16_autocasts_the_step_on_a_cpu():
-    """`cpu_bf16` (a throughput setting, docs/sequence-recipe.md p5): the loss is computed under bfloat16
+    """`cpu_bf16` (a throughput setting, experiments/sequence-recipe.md p5): the loss is computed under bfloat16
     autocast on a CPU, the weights stay float32 and the loss still falls; off, nothing is autocast."""
     seen = []
 
@@ -331,7 +331,7 @@ def test_the_config_schema_takes_the_added_train_settings_and_refuses_bad_values
 
 
 def test_a_job_killed_inside_an_epoch_resumes_there_and_loses_only_the_steps_since_its_partial_state(tmp_path):
-    """Issue 55: a partial state every `partial_every_steps` steps inside an epoch; a job killed before step 15
+    """A partial state every `partial_every_steps` steps inside an epoch; a job killed before step 15
     (of 7 epochs of 4) resumes at step 10, inside epoch 3, and ends with the uninterrupted run's weights,
     history and best weights. The best weights are written beside the partial state, once per change."""
     cfg = LoopConfig(epochs=7, lr=0.05, warmup_steps=3, min_lr=0.001, weight_decay=0.1, grad_clip=1.0,
@@ -376,7 +376,7 @@ def test_a_partial_state_without_its_best_weights_is_set_aside(tmp_path, caplog)
     assert list(tmp_path.glob("model.ckpt.partial.stale-*"))
 
 
-# The deferred step (issue 55, item 2; CUDA's by default, `defer_sync` here on the CPU): no value read inside a
+# The deferred step (CUDA's by default, `defer_sync` here on the CPU): no value read inside a
 # step, fused AdamW, the values read every `sync_every` steps and accounted for as the step-by-step path does.
 
 def with_metrics():

@@ -341,7 +341,7 @@ def test_cpu_autocast_runs_attention_in_float32_and_agrees_with_float32(monkeypa
     assert all(p.grad is not None for p in model.parameters() if p.requires_grad and p.dim() > 1)
 
 
-# --- the CPU training attention: SDPA's bytes in fewer operators (issue 55, item 2) --------------------
+# --- the CPU training attention: SDPA's bytes in fewer operators --------------------
 
 @pytest.mark.parametrize("mask_shape", [None, (2, 1, 1, 7), (2, 1, 7, 7)])
 def test_math_attention_has_the_bytes_of_sdpa_with_dropout(mask_shape):

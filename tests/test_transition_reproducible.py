@@ -1,4 +1,4 @@
-"""Reproducible transition training (issue 15, item 2): the same seed, settings and thread count
+"""Reproducible transition training: the same seed, settings and thread count
 give the same training log and weights byte for byte; another seed gives another LSTM log; the
 deterministic settings are undone after training (tests share one process); the instruction set
 a log depends on is recorded, and a cap already set is not silently replaced."""

@@ -52,7 +52,7 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
     """Jobs per rule of a dry run on a fresh checkout (the committed results/ change the paper-cpu
     counts: run in a copy without them), from the configuration and the registries: the data
     stages per benchmark, domain and split, every model's training jobs per domain and seed
-    (`train_model_cpu` for the families without a GPU) and evaluation jobs per strategy and
+    (`train_model_cpu` for the families without a GPU and under `training.device: cpu`) and evaluation jobs per strategy and
     split, one job per report that runs there (genplan.report.registry.runs), and `all`."""
     from genplan import registry
     from genplan.report import registry as reports
@@ -70,7 +70,9 @@ def expected_jobs(configfiles: list[str]) -> dict[str, int]:
         runs = len(config["benchmarks"]) * sum(  # a domain's `domain_settings` may name its own seeds
             len(registry.entry_for(entry, d)["seeds"]) for d in config["domains"]
             if d in entry.get("domains", config["domains"]))
-        rule = "train_model" if registry.family(entry["family"]).gpu else "train_model_cpu"
+        # as the workflow's trains_on_gpu: a GPU family trains on a GPU unless training.device is cpu
+        gpu = registry.family(entry["family"]).gpu and config["training"]["device"] != "cpu"
+        rule = "train_model" if gpu else "train_model_cpu"
         counts[rule] = counts.get(rule, 0) + runs
         splits = sum(len(entry.get("strategy_splits", {}).get(s, eval_splits)) for s in entry["strategies"])
         counts["evaluate_model"] = counts.get("evaluate_model", 0) + runs * splits
@@ -215,7 +217,7 @@ def test_smoke_run_end_to_end(smoke_run):
 
 @pytest.mark.slow
 def test_every_family_summary_holds_what_the_reports_read(smoke_run):
-    """Issue 58 item 3: every family trains through one job (genplan.training.job), so every training
+    """Every family trains through one job (genplan.training.job), so every training
     summary holds every field a report reads (genplan.report.collect.REPORTED: the CPU time `job_cpu_s`
     among them), and the leaderboard's training columns are filled on every row of a trained model."""
     from genplan.report.collect import missing_reported
