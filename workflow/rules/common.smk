@@ -8,7 +8,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from genplan import benchmarks, registry
+from genplan import benchmarks, manifest, registry
 from genplan.configuration import check as check_configuration
 from genplan.paths import ALL_SPLITS, EVAL_SPLITS, Layout
 from genplan.report import registry as reports
@@ -24,6 +24,23 @@ L = Layout(config["results_dir"])
 MODELS = config["models"]
 BENCHMARK_KINDS = benchmarks.configured(config)  # the built-in benchmarks and the config's own folders
 FOLDERS = benchmarks.folder_names(config)
+
+
+def check_problem_folders():
+    """An existing problems folder is taken as its rule's finished output: one that is not whole (a
+    manifest or best known costs without the problems, a copy cut short) stops the run naming it,
+    before any job plans on it."""
+    for kind in config["benchmarks"]:  # only this run's: another benchmark's folders are not read here
+        for domain in config["domains"]:
+            folder = Path(L.problems(kind, domain))
+            why = manifest.incomplete(folder) if folder.exists() else None
+            if why:
+                raise WorkflowError(f"{folder}: not a whole problems folder ({why}); Snakemake would take it as "
+                                    "made and plan on it. Move it aside (or delete it) so that its import or "
+                                    "generation runs again")
+
+
+check_problem_folders()
 
 
 wildcard_constraints:
@@ -85,20 +102,71 @@ def anytime_tables():
             for s in eval_splits(d)]
 
 
+def profile_limit(name):
+    """A limit the cluster profile sets among its `default-resources` (`mem_mb_max`: the most memory a retry
+    may ask; `runtime_max`: the partitions' time limit, minutes), or None (a local run, a profile without
+    it). Read from the command line's resources, which Snakemake knows before it reads the workflow."""
+    defaults = workflow.resource_settings.default_resources
+    for arg in (defaults.args if defaults is not None else None) or []:
+        key, _, value = str(arg).partition("=")
+        if key.strip() == name:
+            try:
+                return int(float(value.strip().strip("'\"")))
+            except ValueError:
+                raise WorkflowError(f"the profile's default-resources: {name}={value} is not a number")
+    return None
+
+
+MEM_MB_MAX = profile_limit("mem_mb_max")
+RUNTIME_MAX = profile_limit("runtime_max")
+
+
+def check_cluster_limits():
+    """Under a profile that names its partitions' limits (`runtime_max`), every job the configuration asks
+    for must fit them: a runtime over the limit is refused by sbatch for good, and threads over the
+    profile's `cores` are silently cut to `cores` by Snakemake, so a job planned for 16 workers runs on 8
+    and a group of such jobs runs them one after another. One error naming every such key."""
+    if RUNTIME_MAX is None:
+        return
+    cores = workflow.resource_settings.cores
+    problems = []
+    for key in ("planner", "training", "evaluation"):
+        runtime = config[key].get("runtime_min")
+        if runtime is not None and runtime > RUNTIME_MAX:
+            problems.append(f"{key}.runtime_min is {runtime} minutes, more than the profile's runtime_max ({RUNTIME_MAX})")
+        threads = config[key].get("threads", 1)
+        if isinstance(cores, int) and threads > cores:
+            problems.append(f"{key}.threads is {threads}, more than the profile's cores ({cores})")
+    if problems:
+        raise WorkflowError("the configuration asks more than the cluster profile allows: " + "; ".join(problems)
+                            + ". Lower these keys, or raise the profile's limits (the lines marked SITE)")
+
+
+check_cluster_limits()
+
+
+def attempt_memory(base_mb, attempt):
+    """`base_mb` x attempt, up to the profile's `mem_mb_max` (never below the first attempt's): a job killed
+    for its memory is retried with more, but a fourth attempt asking 256-299 GB exceeds most nodes and
+    would wait in the queue for ever."""
+    grown = base_mb * attempt
+    return grown if MEM_MB_MAX is None else min(grown, max(base_mb, MEM_MB_MAX))
+
+
 def planner_mem_mb(wildcards, threads, attempt):
     """Every Fast Downward run of the job may use its memory limit at once; more on a retry."""
-    return (threads * config["planner"]["memory_limit_mb"] + 1024) * attempt
+    return attempt_memory(threads * config["planner"]["memory_limit_mb"] + 1024, attempt)
 
 
 def scaled(base):
     """Memory that grows with the attempt: a job killed for its memory is retried (the profiles'
-    `retries`) with twice, then three times as much. Runtimes do not grow (issue 55): a retry asks
-    for the first attempt's runtime, which stays within the partition's limit, and resumes from the
-    killed attempt's partial state (training: every few minutes; planning and evaluation: every
-    finished problem)."""
+    `retries`) with twice, then three times as much, up to the profile's `mem_mb_max`. Runtimes do not
+    grow (a retry past a partition's limit is never scheduled): a retry asks for the first attempt's
+    runtime, which stays within the partition's limit, and resumes from the killed attempt's partial state (training: every few minutes; planning
+    and evaluation: every finished problem)."""
 
     def resource(wildcards, attempt):
-        return base * attempt
+        return attempt_memory(base, attempt)
 
     return resource
 
@@ -207,9 +275,17 @@ def training_data(wildcards):
     return data
 
 
+def training_device():
+    """The device the training jobs are told to use (`training.device`)."""
+    return config["training"]["device"]
+
+
 def trains_on_gpu(model):
-    """Whether the model's family asks for a GPU to train (genplan.registry)."""
-    return registry.family(MODELS[model]["family"]).gpu
+    """Whether the model's training job will train on a GPU, and so asks the cluster for one: its family
+    trains on GPUs (genplan.registry) and the configuration does not send training to the CPU
+    (`training.device: cpu`, e.g. ipc2023.yaml's one-core competition protocol): a GPU held by a job
+    that trains with `--device cpu` is a GPU no other job can use."""
+    return registry.family(MODELS[model]["family"]).gpu and training_device() != "cpu"
 
 
 def training_resources(name):
@@ -223,8 +299,8 @@ def training_resources(name):
 
 
 def models_training_on_gpu(gpu):
-    """A `model` wildcard constraint: the configured models whose family trains on a GPU (gpu=True)
-    or on CPUs only (gpu=False), so that the profiles can send each rule to its own partition."""
+    """A `model` wildcard constraint: the configured models that train on a GPU (gpu=True) or on CPUs
+    (gpu=False; `trains_on_gpu`), so that the profiles can send each rule to its own partition."""
     return "|".join(m for m in MODELS if trains_on_gpu(m) == gpu) or "no-model"
 
 
@@ -246,6 +322,32 @@ def training_outputs():
         for m, d, s in model_runs():
             out += [L.checkpoint(b, d, m, s), L.training_log(b, d, m, s), L.training_summary(b, d, m, s)]
     return out
+
+
+def protocol_args():
+    """`genplan evaluate`'s resource-protocol options from `evaluation.protocol` (none where absent)."""
+    protocol = config["evaluation"].get("protocol")
+    if not protocol:
+        return ""
+    flags = {"time_limit": "--time-limit", "wall_limit": "--wall-limit", "memory_limit_mb": "--memory-limit-mb"}
+    return "".join(f" {flags[k]} {protocol[k]}" for k in flags if k in protocol)
+
+
+# group sizes the profiles pack evaluation jobs in (their `group-components`, one line each)
+EVALUATION_GROUP_SIZES = (8, 4, 2)
+
+
+def evaluation_group():
+    """The group of an evaluation job on a cluster (Snakemake ignores groups on a local run): the jobs of
+    one trained model (benchmark, domain, model, seed), so that a group job starts as soon as that one
+    training ends and never waits on another (a GPU-trained model's hours never hold back the evaluations
+    of a CPU-trained one); and at most as many as run side by side on the group's cores (the profile's
+    `cores` over `evaluation.threads`, rounded down to one of EVALUATION_GROUP_SIZES, else 1: no group),
+    so that a group job asks for its longest member's runtime, never its members' runtimes stacked."""
+    cores = workflow.resource_settings.cores
+    fit = (cores if isinstance(cores, int) else 1) // config["evaluation"].get("threads", 1)
+    size = next((k for k in EVALUATION_GROUP_SIZES if k <= fit), None)
+    return None if size is None else f"evaluation{size}" + "_{benchmark}_{domain}_{model}_{seed}"
 
 
 def planning_settings(wildcards):

@@ -13,7 +13,9 @@ rule evaluate_model:
         plans=L.evaluation_plans("{benchmark}", "{domain}", "{model}", "{seed}", "{split}", "{strategy}"),
     params:
         settings=planning_settings,
+        protocol=protocol_args(),
     threads: config["evaluation"].get("threads", 1)  # problems planned at once, a worker process each
+    group: evaluation_group()  # cluster runs: group jobs of one trained model's evaluations (common.smk)
     resources:
         mem_mb=scaled(config["evaluation"]["mem_mb"]),
         runtime=config["evaluation"]["runtime_min"],
@@ -27,4 +29,4 @@ rule evaluate_model:
         "genplan evaluate --model {input.model:q} --benchmark-dir {input.problems:q} --split {wildcards.split} "
         "--plans-table {input.plans:q} --strategy {wildcards.strategy} --settings {params.settings:q} "
         "--benchmark {wildcards.benchmark} --seed {wildcards.seed} --jobs {threads} --out {output.csv:q} "
-        "--out-plans {output.plans:q} 2> {log:q}"
+        "--out-plans {output.plans:q}{params.protocol} 2> {log:q}"

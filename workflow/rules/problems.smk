@@ -2,7 +2,7 @@
 # user's copy of the IPC 2023 learning track (ipc2023_dir) or from a folder of the config's
 # benchmark_folders (genplan.benchmarks).
 
-# The imports run where Snakemake runs, never as cluster jobs (issue 55): `import_problems` downloads the
+# The imports run where Snakemake runs, never as cluster jobs (compute nodes may have no network): `import_problems` downloads the
 # pinned release when `paper_splits` is unset, and compute nodes often have no internet.
 localrules:
     import_problems,

@@ -1,6 +1,6 @@
 # Stage 4: full state spaces (states, h*, transitions) of the training problems, with pymimir.
 
-# minutes a state-space job may run on a cluster (the profiles' `runtime`), the same on every attempt (issue 55:
+# minutes a state-space job may run on a cluster (the profiles' `runtime`), the same on every attempt (so
 # a retry never asks past a partition's limit; a retry helps a job killed for its memory, which grows)
 STATESPACE_RUNTIME_MIN = 480
 
