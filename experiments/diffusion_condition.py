@@ -4,7 +4,7 @@ masked at rate t (1: every position; 0.5: half) and the denoiser's predictions a
 those it makes when given another state's condition (the next example's): the mean KL divergence
 over the masked positions (0: the prediction does not depend on the condition) and how often the
 argmax is the plan's token at masked positions that are not `<PAD>`. A diagnosis of issue 25's
-diffusion trials (docs/sequence-recipe.md), as experiments/symted_fit.py is for SymT^ED.
+diffusion trials (experiments/sequence-recipe.md), as experiments/symted_fit.py is for SymT^ED.
 
     python experiments/diffusion_condition.py TRAJECTORIES.json.gz CHECKPOINT [...]
 """

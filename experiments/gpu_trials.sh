@@ -1,7 +1,7 @@
 #!/bin/bash
 # Recipe trials on a borrowed GPU machine (issue 25: would more compute close the Blocksworld cells the CPU
 # trials leave open?): SymT^ED, PlanGPT and diffusion on Blocksworld, each the CPU recipe of its largest trial
-# (docs/sequence-recipe.md: e25, c2_plangpt_blocks_b32, c8_diffusion_blocks_b12) with 8x the batch (256), twice the
+# (experiments/sequence-recipe.md: e25, c2_plangpt_blocks_b32, c8_diffusion_blocks_b12) with 8x the batch (256), twice the
 # learning rate and about 4-11x the examples, trained side by side on the one GPU for at most LIMIT wall seconds
 # each (train.time_limit_s: no epoch starts that would end past it), then planned on that machine's CPUs
 # (train, interpolation, validation; greedy-applicable, greedy, unmask-T20-applicable).

@@ -3,7 +3,7 @@
 The paper's Gripper (and genplan's pymimir grounding of it) lets `move` take the same room twice:
 `(move roomb roomb)` is applicable and leaves the state as it was. Under regrounding the model then
 meets the same state again and, being greedy, answers the same way until the 500-token cap (trial
-e22's 16-ball answer: docs/sequence-recipe.md). This probe runs `genplan evaluate` unchanged except
+e22's 16-ball answer: experiments/sequence-recipe.md). This probe runs `genplan evaluate` unchanged except
 that the applicability filters (`greedy-applicable`, `greedy-reground`) do not offer an action whose
 successor equals the state it is applied in. That is NOT SymT's strategy (its filter offers every
 applicable action; it names no cycle or no-op check), so its CSVs are a diagnosis, never a result of

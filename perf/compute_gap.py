@@ -1,5 +1,5 @@
-"""How far the largest CPU trial of each sequence family is from the papers' training budget (issue 25,
-"by how much it would have to grow"), from committed files only:
+"""How far the largest CPU trial of each sequence family is from the papers' training budget (by how
+much it would have to grow), from committed files only:
 
     python perf/compute_gap.py --out perf/results/compute-gap.txt
 
@@ -85,7 +85,7 @@ def paper_batches(path: Path) -> dict:
 
 
 def report(rates: dict, batches: dict) -> list[str]:
-    out = ["# compute gap (issue 25): the largest CPU trial of each curve against the papers' budget",
+    out = ["# compute gap: the largest CPU trial of each curve against the papers' budget",
            "# command: python perf/compute_gap.py --out perf/results/compute-gap.txt",
            f"# published budget: {PAPER_HOURS:g} A100-hours a model (SymT paper, Section 6; PlanGPT there is its"
            " baseline); the diffusion paper states none",

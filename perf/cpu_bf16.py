@@ -1,7 +1,7 @@
 """Why `train.cpu_bf16` runs attention in float32 (genplan.nn.transformer.Attention): CPU seconds of
 one forward and backward of torch's scaled_dot_product_attention, and of the linear layers of one
 PlanGPT block, in float32 and in bfloat16, at the shapes of PlanGPT's Blocksworld batches of 256
-(docs/sequence-recipe.md, trial p5: 4 heads of 32, about 100 positions, a padding mask).
+(experiments/sequence-recipe.md, trial p5: 4 heads of 32, about 100 positions, a padding mask).
 
     OMP_NUM_THREADS=1 python perf/cpu_bf16.py [--repeat 5] [--out FILE]
 """

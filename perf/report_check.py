@@ -1,4 +1,4 @@
-"""The results as a person would see them (issue 29): every committed figure's size against a screen,
+"""The results as a person would see them: every committed figure's size against a screen,
 the leaderboard's figures' texts (none covering another, none cut off), then the HTML report built
 by the README's command from the committed results (its time and size), opened in a real headless
 browser (Debian's Chromium): the page it shows first must be the summary, and screenshots of it,

@@ -1,4 +1,4 @@
-"""Reproducibility check (issue 15, item 2): retrain transition models twice with the same seed,
+"""Reproducibility check: retrain transition models twice with the same seed,
 configuration and thread count and compare the training logs and the checkpoints' weights byte
 for byte. Prints PASS or FAIL per model and exits non-zero on any FAIL.
 

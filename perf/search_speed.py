@@ -1,4 +1,4 @@
-"""Search speed (issue 26, item 6): expansions per second of our learned GBFS beside Fast
+"""Search speed: expansions per second of our learned GBFS beside Fast
 Downward's eager GBFS with hFF (`eager_greedy([ff()])`) on the same IPC 2023 learning-track
 problems, and where our time goes.
 

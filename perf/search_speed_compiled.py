@@ -1,4 +1,4 @@
-"""Search speed of the compiled search (issue 57, "What it must show"): expansions per second of
+"""Search speed of the compiled search: expansions per second of
 `compiled-gbfs` (genplan._wlsearch: eager GBFS with the linear WL heuristic, all in C++) beside
 Fast Downward's eager GBFS with hFF (`eager_greedy([ff()])`) on the same IPC 2023 learning-track
 problems, and where the compiled search's time goes.

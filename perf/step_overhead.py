@@ -1,4 +1,4 @@
-"""The CPU time of one training step at near-zero width (issue 55, item 2): what the shared loop and a
+"""The CPU time of one training step at near-zero width: what the shared loop and a
 family's loss and network cost a step besides the arithmetic, the part a GPU cannot hide.
 
 For each model entry (default: symt_e, symt_ed, plangpt, diffusion of workflow/configs/paper.yaml: the
@@ -141,7 +141,7 @@ def _batch_size(batch) -> int:
 
 def with_compile(entry: dict, on: bool) -> dict:
     """The entry with `train.compile` as --compile says (paper.yaml turns it on); without the key where the
-    genplan measured predates it (the code before issue 55's item 2), which --compile then refuses."""
+    genplan measured predates it (the code before the deferred, fused step), which --compile then refuses."""
     from dataclasses import fields
 
     from genplan.models.settings import TrainSettings
@@ -182,7 +182,7 @@ def header(a) -> list[str]:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     import genplan
 
-    return [f"# training step overhead (issue 55, item 2), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+    return [f"# training step overhead, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
             f"# checkout at commit {git('rev-parse', '--short', 'HEAD')}{dirty}; genplan imported from "
             f"{Path(genplan.__file__).parent}{a.note and ' (' + a.note + ')'}",
             f"# torch {torch.__version__}; python "

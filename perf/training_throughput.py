@@ -1,4 +1,4 @@
-"""Training throughput of the torch families (issue 25, part 1): per model entry of a config (the
+"""Training throughput of the torch families: per model entry of a config (the
 paper-cpu sizes by default), optimiser steps per CPU-second, examples and real (non-pad) tokens or
 atoms per CPU-second, the padded fraction of the batches, and where the CPU time of a step goes.
 

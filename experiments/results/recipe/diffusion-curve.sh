@@ -1,5 +1,5 @@
 #!/bin/bash
-# The diffusion budget-curve trials c7 (Gripper) and c8 (Blocksworld) of docs/sequence-recipe.md: the paper-cpu
+# The diffusion budget-curve trials c7 (Gripper) and c8 (Blocksworld) of experiments/sequence-recipe.md: the paper-cpu
 # `diffusion` entry with learned plan positions, random names, draws by goal distance, 12 epochs, the last
 # weights, at the examples an epoch given; each planned with T = 20 unmasking steps, with and without the
 # applicability filter. Run from the repository root on a results folder of paper-cpu with the paper splits.

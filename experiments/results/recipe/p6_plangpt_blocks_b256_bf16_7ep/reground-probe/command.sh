@@ -1,4 +1,4 @@
-# Why regrounding loops where greedy solves probBLOCKS-4-2 (docs/sequence-recipe.md, "Within the hour"):
+# Why regrounding loops where greedy solves probBLOCKS-4-2 (experiments/sequence-recipe.md, "Within the hour"):
 # mid-4-2.pddl is probBLOCKS-4-2 with its initial state replaced by the state after greedy's first two
 # actions, (unstack c b) (stack c d); p6's checkpoint (runs/exp/p6_plangpt_blocks_b256_bf16_7ep/model.ckpt,
 # not committed; remade by ../command.sh) plans it greedily:

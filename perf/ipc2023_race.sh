@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The IPC 2023 race under the resource protocol, one level at a time (workflow/configs/ipc2023-cpu.yaml):
+# Fast Downward's LAMA-first and eager GBFS + hFF, and the learned planners, on every problem of LEVEL
+# (easy, medium or hard) of every domain, each job one planner process on one core (snakemake --cores
+# CORES, default 1: the other core stays free for whatever else the machine does). Jobs already made under
+# the protocol are not rerun; a killed run resumes (each job's finished problems are kept in its sidecar).
+#
+#   bash perf/ipc2023_race.sh easy [CORES] [DOMAIN ...]
+#
+# Then `./genplan-env genplan report ipc2023 --results results/ipc2023-cpu` and commit the level's files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+level=${1:?usage: ipc2023_race.sh LEVEL [CORES] [DOMAIN ...]}
+cores=${2:-1}
+shift $(( $# >= 2 ? 2 : 1 ))
+config=workflow/configs/ipc2023-cpu.yaml
+mapfile -t targets < <(./genplan-env python - "$config" "$level" "$@" <<'PY'
+import sys
+import yaml
+from genplan.paths import Layout
+
+config, level, only = sys.argv[1], sys.argv[2], sys.argv[3:]
+cfg = yaml.safe_load(open(config))
+lay = Layout(cfg["results_dir"])
+for domain in only or cfg["domains"]:
+    print(lay.plans_table("ipc2023", domain, level))
+    for model, entry in cfg["models"].items():
+        if domain not in entry.get("domains", cfg["domains"]):
+            continue
+        for seed in entry["seeds"]:
+            for strategy in entry["strategies"]:
+                if level in entry.get("strategy_splits", {}).get(strategy, cfg["evaluation"]["splits"]):
+                    print(lay.evaluation("ipc2023", domain, model, seed, level, strategy))
+PY
+)
+# first, in a run of their own, the domains' imports and trained models (neither is committed): in the
+# level's run they would be newer than every committed table and evaluation, and Snakemake would run all of
+# those again; then the committed outputs are touched, so that only what is missing or stale runs
+mapfile -t first < <(./genplan-env python - "$config" "${targets[@]}" <<'PY'
+import sys
+import yaml
+from genplan.paths import Layout, parse_evaluation_path
+
+cfg = yaml.safe_load(open(sys.argv[1]))
+lay, out = Layout(cfg["results_dir"]), set()
+for t in sys.argv[2:]:
+    if "/plans/" in t:
+        out.add(lay.problems("ipc2023", t.split("/")[-2]))
+    else:
+        w = parse_evaluation_path(t)
+        out.add(lay.checkpoint("ipc2023", w["domain"], w["model"], w["seed"]))
+print("\n".join(sorted(out)))
+PY
+)
+./genplan-env snakemake ${DRYRUN:+-n} --configfile "$config" --cores "$cores" -- "${first[@]}"
+root=$(./genplan-env python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["results_dir"])' "$config")
+# the folders too: a plans folder is a directory output, and Snakemake reads its own mtime, which touching
+# the files inside leaves as the checkout made it (sokoban's easy table was planned again so)
+if [[ -z ${DRYRUN:-} ]]; then
+    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation")
+    printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c
+    printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c
+fi
+# made before the protocol (a plans table without cpu_time, an evaluation whose counters lack it) or a
+# plans table whose plans are not stored beside it: run again
+stale=()
+for t in "${targets[@]}"; do
+    [[ -f $t ]] || continue
+    if [[ $t == */plans/* ]]; then
+        if ! head -1 "$t" | grep -q cpu_time || [[ ! -f ${t%.csv}/lama_first.plans.json.gz ]]; then stale+=("$t"); fi
+    elif ! sed -n 2p "$t" | grep -q cpu_time; then stale+=("$t"); fi
+done
+exec ./genplan-env snakemake ${DRYRUN:+-n} --configfile "$config" --cores "$cores" --rerun-triggers mtime params input \
+    ${stale[@]:+--forcerun "${stale[@]}"} -- "${targets[@]}"
