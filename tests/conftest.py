@@ -46,6 +46,32 @@ def ipc_dir() -> Path:
     return shared_folder(IPC2023, "the IPC 2023 benchmark is")
 
 
+# what the working tree holds but a clone would not (the fallback below, for a copy without its .git)
+MADE_HERE = {".git", ".venv", "__pycache__", ".snakemake", ".pytest_cache", ".hypothesis", "runs", "logs", "build"}
+
+
+def committed_files(*paths: str) -> list[str]:
+    """The repository's committed files under `paths` (all with none), relative to REPO, as `git ls-files`
+    lists them. `safe.directory=*`: git refuses a repository that another user owns ("dubious ownership"),
+    as a checkout made by one account and tested by another (root in CI) is. In a copy without .git, the
+    files on disk, less what a machine makes (MADE_HERE, imported problems folders, egg-info)."""
+    res = subprocess.run(["git", "-c", "safe.directory=*", "ls-files", "-z", "--", *paths], cwd=REPO,
+                         capture_output=True)
+    if res.returncode == 0:
+        return [f for f in res.stdout.decode().split("\0") if f]
+    if (REPO / ".git").exists():
+        raise RuntimeError(f"git ls-files failed in {REPO}: {res.stderr.decode().strip()}")
+    out = []
+    for top in [REPO / p for p in paths] or [REPO]:
+        for f in ([top] if top.is_file() else sorted(top.rglob("*"))):
+            rel = f.relative_to(REPO)
+            parts = rel.parts
+            if (f.is_file() and not MADE_HERE & set(parts) and not any(p.endswith(".egg-info") for p in parts)
+                    and not (parts[0] == "results" and "problems" in parts)):
+                out.append(rel.as_posix())
+    return out
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run the installed `genplan` command line as a user would."""
     return subprocess.run([sys.executable, "-m", "genplan", *map(str, args)], capture_output=True, text=True, cwd=cwd)

@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, committed_files
 
 from genplan import manifest
 from genplan.paths import Layout
 
 
 def _committed() -> list[str]:
-    return subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.splitlines()
+    return committed_files()
 
 
 def test_no_committed_results_root_holds_a_partial_problems_folder():

@@ -6,9 +6,7 @@ pages of a private folder were cited once). experiments/ and perf/results/ keep 
 from __future__ import annotations
 
 import re
-import subprocess
-
-from conftest import REPO
+from conftest import REPO, committed_files
 
 SCOPE = ("src", "tests", "workflow", "perf", "Snakefile", "config.yaml")
 ISSUE = re.compile(r"\bissues?[ _-]*\d", re.IGNORECASE)
@@ -19,8 +17,7 @@ ROOTED = ("docs", "experiments", "notes", "perf", "tests", "workflow")
 
 
 def _files() -> list[str]:
-    out = subprocess.run(["git", "ls-files", *SCOPE], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    return [f for f in out.splitlines() if not f.startswith(IGNORED) and (REPO / f).is_file()]
+    return [f for f in committed_files(*SCOPE) if not f.startswith(IGNORED) and (REPO / f).is_file()]
 
 
 def _text(rel: str) -> str:
