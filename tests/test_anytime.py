@@ -19,6 +19,7 @@ from genplan.report import collect
 from genplan.report.best_known import PLANNER, best_known
 from genplan.report.leaderboard import best_known as leaderboard_best_known
 from genplan.stages import fast_downward as fd
+from genplan.stages import fd_codes
 from genplan.stages.anytime import anytime_split
 from genplan.stages.generators import generate_size
 from genplan.stages.plans import COLUMNS, read_table
@@ -49,7 +50,7 @@ def test_anytime_lama_stopped_by_its_time_limit_keeps_its_best_plan(tmp_path):
     # 14 blocks: the first plan comes at once, the improving iterations run into the 2 s limit
     problem = _problem(tmp_path, 14, 3)
     res = fd.run_fast_downward(BLOCKS, problem, "lama_anytime", 2, 2048)
-    assert res.returncode in fd._RESOURCE and res.status == "satisficing", res
+    assert res.returncode in fd_codes.RESOURCE and res.status == "satisficing", res
     assert "then out of time" in res.reason
     lengths = [int(n) for n in res.reason.split(" plan(s) of ")[1].split(" steps")[0].split(", ")]
     assert len(res.plan) == lengths[-1] == min(lengths)
@@ -81,7 +82,7 @@ def test_a_translator_killed_at_the_time_limit_is_a_timeout_and_before_it_an_err
     res = fd._result("lama_first", spec, 247, log, tmp_path / "plan", 61.4, time_limit=60)
     assert (res.status, res.plan) == ("timeout", None) and "time limit" in res.reason
     res = fd._result("lama_first", spec, 247, log, tmp_path / "plan", 12.0, time_limit=60)
-    assert res.status == "error" and res.reason.startswith("exit 247")
+    assert res.status == "error" and res.reason.startswith("SIGKILL (247)")
 
 
 def _bench_and_plans(tmp_path):

@@ -252,7 +252,7 @@ def _problem_parser() -> ProblemParser:
     builds it anew: about 0.06 s of CPU, longer than parsing a small problem), with a new transformer
     for each text (the transformer keeps the objects of the problem it last read). Per thread, not per
     process: the parser and its transformer are state that two threads must not share
-    (genplan.stages.fast_downward.run_pool's workers parse problems side by side)."""
+    (genplan.processes.run_pool's workers parse problems side by side)."""
     parser = getattr(_PARSERS, "parser", None)
     if parser is None:
         parser = _PARSERS.parser = ProblemParser()

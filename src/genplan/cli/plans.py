@@ -56,7 +56,7 @@ def _interrupted(exc) -> int:
 
 def cmd_plan(a) -> int:
     from genplan.configuration import check_value
-    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.processes import Interrupted, interruptible
     from genplan.stages.plans import plan_split
 
     check_value(a.params, ("properties", "planner"), "--params (the planner section)",
@@ -73,7 +73,7 @@ def cmd_plan_anytime(a) -> int:
     from genplan.configuration import check_value
     from genplan.paths import ALL_SPLITS
     from genplan.stages.anytime import anytime_split
-    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.processes import Interrupted, interruptible
 
     check_value(a.params, ("properties", "planner"), "--params (the planner section)",
                 required=("lama_anytime", "memory_limit_mb"))
@@ -102,7 +102,7 @@ def _check_plan_files_limits(a) -> None:
 
 
 def cmd_plan_files(a) -> int:
-    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.processes import Interrupted, interruptible
     from genplan.stages.plan_files import TABLE_NAME, plan_files, problem_line
     from genplan.stages.plans import MalformedProblems, summary
 

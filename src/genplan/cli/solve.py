@@ -63,7 +63,7 @@ def cmd_solve(a) -> int:
     $TMPDIR/genplan-solve-* behind and VAL running; Ctrl-C printed a traceback): the temporary
     folders are removed as the exception unwinds, subprocess.run kills VAL, no plan is written, and
     one line says so; exit 128 + the signal's number."""
-    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.processes import Interrupted, interruptible
 
     try:
         with interruptible():
@@ -126,7 +126,7 @@ def cmd_evaluate(a) -> int:
         evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                        benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, count_loading=True)
         return 0
-    from genplan.stages.fast_downward import Interrupted, interruptible
+    from genplan.processes import Interrupted, interruptible
 
     try:
         with interruptible():  # a signal ends the workers (genplan.parallel_eval), nothing is written

@@ -29,7 +29,8 @@ from genplan import atomic, manifest
 from genplan.errors import GenplanError
 from genplan.progress import progress
 from genplan.stages import plans as planning
-from genplan.stages.fast_downward import run_fast_downward, run_pool
+from genplan.processes import run_pool
+from genplan.stages.fast_downward import run_fast_downward
 from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")

@@ -4,33 +4,27 @@ plan, or run as an anytime planner to its time limit: the best-known reference).
 Every run gets its own working directory (`genplan-fd-*` in the temporary directory), the
 driver's own time and memory limits, and a status from the driver's documented exit codes.
 
-Every run starts in a session of its own (its own process group: the driver, the translator and
-the search), so that a terminal's Ctrl-C does not reach it unasked and the whole group can be
-ended at once. The groups that are running are registered here: `stop_all` ends them (killpg), and
-a command that plans does so through `run_pool` (worker threads: an exception or a signal in the
-main thread ends every group, cancels the queued runs and joins the workers, which remove their
-run directories) inside `interruptible` (SIGTERM, SIGINT and SIGHUP raise `Interrupted` in the
-main thread)."""
+Every run starts in a session of its own and is registered with genplan.processes while it runs,
+so that a signal to the command ends its whole process group (the driver, the translator and the
+search); a command plans through `processes.run_pool` inside `processes.interruptible`."""
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from genplan import atomic, limits
+from genplan import atomic, limits, processes
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, read_plan
+from genplan.stages import fd_codes
+from genplan.stages.fd_codes import ExitCode
 from genplan.tools import fast_downward_driver
 
 # Planner configurations by name: driver arguments placed after the task files (or an alias).
@@ -61,135 +55,6 @@ DESCRIPTIONS = {
                     "stronger best-known reference on problems without a proven optimum",
 }
 
-# Fast Downward driver exit codes (driver/returncodes.py).
-_UNSOLVABLE = {10, 11}
-_RESOURCE = {
-    20: "translator out of memory", 21: "translator out of time",
-    22: "out of memory", 23: "out of time", 24: "out of time and memory",
-    -24: "killed by the CPU time limit (SIGXCPU)", 232: "killed by the CPU time limit (SIGXCPU)",
-}
-_UNSOLVED_INCOMPLETE = 12
-# a component killed by SIGKILL: the driver exits with 256 - 9 (the translator past its hard CPU limit,
-# "Driver aborting after translate"); at or past the time limit it is a time-out, else an error (the OOM killer)
-_KILLED = {-signal.SIGKILL, 256 - signal.SIGKILL}
-
-
-class Interrupted(BaseException):
-    """A termination signal reached a command that plans (raised in the main thread by
-    `interruptible`); a BaseException, like KeyboardInterrupt, so that no `except Exception`
-    swallows it."""
-
-    def __init__(self, signum: int):
-        self.signum = signum
-        super().__init__(f"interrupted by {signal.Signals(signum).name}")
-
-    @property
-    def exit_status(self) -> int:
-        return 128 + self.signum  # the shells' convention for a command ended by a signal
-
-
-class Stopped(Exception):
-    """A run asked to start after `stop_all` (its command is being interrupted)."""
-
-
-# The Fast Downward process groups running now (by driver pid, which is also the group id).
-_lock = threading.Lock()
-_running: dict[int, subprocess.Popen] = {}
-_stopped = False
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    if proc.returncode is not None:  # already reaped: its group id may belong to someone else now
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def stop_all() -> int:
-    """End every running Fast Downward process group and refuse new runs until `allow_runs`;
-    the number of groups ended. Safe to call twice."""
-    global _stopped
-    with _lock:
-        _stopped = True
-        procs = list(_running.values())
-        for proc in procs:
-            _kill_group(proc)
-    return len(procs)
-
-
-def allow_runs() -> None:
-    global _stopped
-    with _lock:
-        _stopped = False
-
-
-def _register(proc: subprocess.Popen) -> None:
-    # Registered under the lock that `stop_all` takes: a run started after it is ended at once.
-    with _lock:
-        if _stopped:
-            _kill_group(proc)
-        _running[proc.pid] = proc
-
-
-def _forget(proc: subprocess.Popen) -> None:
-    with _lock:
-        _running.pop(proc.pid, None)
-
-
-@contextlib.contextmanager
-def run_pool(threads: int):
-    """A thread pool for planning runs (`threads` at once). If the block ends with any exception
-    (Interrupted, KeyboardInterrupt, an error), every running Fast Downward group is ended, the
-    queued runs are cancelled and the workers are joined (each removes its run directory) before
-    the exception goes on. Runs are allowed again once the workers are joined. The registry is
-    the process's: one planning command per process."""
-    allow_runs()
-    pool = ThreadPoolExecutor(max(1, int(threads)), thread_name_prefix="genplan-fd")
-    failed = False
-    try:
-        yield pool
-    except BaseException:
-        failed = True
-        stop_all()
-        raise
-    finally:
-        if failed:
-            stop_all()  # again: a second signal may have cut the first call short
-        pool.shutdown(wait=True, cancel_futures=True)
-        allow_runs()
-
-
-@contextlib.contextmanager
-def interruptible(signums=(signal.SIGTERM, signal.SIGINT, signal.SIGHUP)):
-    """Within the block (main thread only), the first of these signals raises `Interrupted` in the
-    main thread; later ones are ignored while it unwinds, so that the clean-up finishes. A signal
-    the process ignores (under nohup, SIGINT of a background job) stays ignored. The previous
-    handlers are restored afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    raised = False
-
-    def handler(signum, frame):
-        nonlocal raised
-        if not raised:
-            raised = True
-            raise Interrupted(signum)
-
-    previous = {}
-    for signum in signums:
-        old = signal.getsignal(signum)
-        if old is signal.SIG_IGN:
-            continue
-        previous[signum] = signal.SIG_DFL if old is None else old
-        signal.signal(signum, handler)
-    try:
-        yield
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
 
 
 @dataclass
@@ -244,9 +109,9 @@ def run_fast_downward(
     memory_limit_mb: int,
 ) -> PlanResult:
     """Run one planner configuration on one problem; never raises for planner failures (raises
-    `Stopped` when `stop_all` was called). Its run directory is removed however it ends. Called
+    `processes.Stopped` when `processes.stop_all` was called). Its run directory is removed however it ends. Called
     in the main thread, an exception there (a signal) ends the run's process group before it goes
-    on; commands call it from `run_pool`'s workers. A goal true in the initial state gets the empty
+    on; commands call it from `processes.run_pool`'s workers. A goal true in the initial state gets the empty
     plan, optimal, without a run."""
     if config not in CONFIGS:
         raise ValueError(f"Unknown value {config=}. Must be from {sorted(CONFIGS)}")
@@ -258,9 +123,7 @@ def run_fast_downward(
     cmd = [sys.executable, str(fast_downward_driver())]
     if "alias" in spec:
         cmd += ["--alias", spec["alias"]]
-    with _lock:
-        if _stopped:
-            raise Stopped("the command is stopping: no new Fast Downward run")
+    processes.check_allowed()
     work = atomic.run_dir("genplan-fd-")  # removes the run folders of killed processes first
     try:
         plan_file = work / "plan"
@@ -278,17 +141,17 @@ def run_fast_downward(
         with open(work / "driver.log", "w+") as out:
             try:
                 measured = limits.run(cmd, budget, cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                      register=lambda proc: (started.append(proc), _register(proc)))
+                                      register=lambda proc: (started.append(proc), processes.register(proc)))
             finally:
                 for proc in started:
-                    _forget(proc)
+                    processes.forget(proc)
             out.seek(0)
             log = out.read()
         code = measured.returncode
         if measured.outcome == "wall_limit":
-            code, log = 23, f"killed at the wall-clock cap of {budget.wall:g} s (CPU {measured.cpu_time:.1f} s)"
+            code, log = ExitCode.SEARCH_OUT_OF_TIME, f"killed at the wall-clock cap of {budget.wall:g} s (CPU {measured.cpu_time:.1f} s)"
         elif measured.outcome == "cpu_limit" and code == -signal.SIGKILL:
-            code, log = 23, f"killed at the CPU limit ({measured.cpu_time:.1f} CPU-s)"
+            code, log = ExitCode.SEARCH_OUT_OF_TIME, f"killed at the CPU limit ({measured.cpu_time:.1f} CPU-s)"
         result = _result(config, spec, code, log, plan_file, measured.wall_time, time_limit)
         result.cpu_time, result.peak_memory_mb = measured.cpu_time, measured.peak_memory_mb
         result.expansions = expansions(log)
@@ -307,42 +170,49 @@ def _plan_files(plan_file: Path) -> list[Path]:
 
 
 def _result(config, spec, code, log, plan_file, elapsed, time_limit: float | None = None) -> PlanResult:
+    """A run's status from its exit code (genplan.stages.fd_codes names each) and the plans it wrote."""
     if spec.get("anytime"):
         found = _anytime_result(config, code, plan_file, elapsed)
         if found is not None:
             return found
-    if code == 0:
+    if code == ExitCode.SUCCESS:
         candidates = _plan_files(plan_file)
         if not candidates:
             return PlanResult(config, "error", None, elapsed, "exit 0 but no plan file", code)
         plan = read_plan(candidates[-1])
         status = "optimal" if spec["optimal"] else "satisficing"
         return PlanResult(config, status, plan, elapsed, "", code)
-    if code in _UNSOLVABLE:
-        return PlanResult(config, "unsolvable", None, elapsed, "proved unsolvable", code)
-    if code in _RESOURCE:
-        return PlanResult(config, "timeout", None, elapsed, _RESOURCE[code], code)
-    if code == _UNSOLVED_INCOMPLETE:  # proves nothing: recorded as an error, and the fallback runs
-        return PlanResult(config, "error", None, elapsed, "incomplete search ended without a plan (exit 12)", code)
-    if code == -signal.SIGKILL and _stopped:
+    if code in fd_codes.PLAN_FOUND_OUT_OF and _plan_files(plan_file):  # a plan, then a limit: not proved optimal
+        return PlanResult(config, "satisficing", read_plan(_plan_files(plan_file)[-1]), elapsed,
+                          f"a plan, then {fd_codes.PLAN_FOUND_OUT_OF[code]} ({fd_codes.name(code)})", code)
+    if code in fd_codes.UNSOLVABLE:
+        return PlanResult(config, "unsolvable", None, elapsed, f"proved unsolvable ({fd_codes.name(code)})", code)
+    if code in fd_codes.RESOURCE:
+        return PlanResult(config, "timeout", None, elapsed, fd_codes.RESOURCE[code], code)
+    if code == fd_codes.UNSOLVED_INCOMPLETE:  # proves nothing: recorded as an error, and the fallback runs
+        return PlanResult(config, "error", None, elapsed,
+                          f"incomplete search ended without a plan ({fd_codes.name(code)})", code)
+    if code == -signal.SIGKILL and processes.stopping():
         return PlanResult(config, "error", None, elapsed, "ended: the command was interrupted", code)
-    if code in _KILLED and time_limit is not None and elapsed >= time_limit:
-        return PlanResult(config, "timeout", None, elapsed, f"killed at the time limit (SIGKILL, exit {code})", code)
+    if code in fd_codes.KILLED and time_limit is not None and elapsed >= time_limit:
+        return PlanResult(config, "timeout", None, elapsed, f"killed at the time limit ({fd_codes.name(code)})", code)
+    # the input, critical and unsupported errors (30-37) and anything else: an error, named, with the log's tail
     tail = " | ".join(l for l in log.strip().splitlines()[-3:])
-    return PlanResult(config, "error", None, elapsed, f"exit {code}: {tail}"[:300], code)
+    return PlanResult(config, "error", None, elapsed, f"{fd_codes.name(code)}: {tail}"[:300], code)
 
 
 def _anytime_result(config, code, plan_file, elapsed) -> PlanResult | None:
     """An anytime run that wrote plans and then finished (exit 0) or ran out of time or memory
-    (the driver's resource codes, our own kill included) is a success: the last plan written is
-    the cheapest. The reason says how many plans came and how the run ended. None otherwise (no
-    plan, or another exit: the ordinary statuses apply)."""
+    (the driver's resource codes, its plan-found-then-out-of codes, our own kill included) is a
+    success: the last plan written is the cheapest. The reason says how many plans came and how the
+    run ended. None otherwise (no plan, or another exit: the ordinary statuses apply)."""
     files = _plan_files(plan_file)
-    if not files or (code != 0 and code not in _RESOURCE):
+    ran_out = {**fd_codes.RESOURCE, **fd_codes.PLAN_FOUND_OUT_OF}
+    if not files or (code != ExitCode.SUCCESS and code not in ran_out):
         return None
     plan = read_plan(files[-1])
     lengths = ", ".join(str(len(read_plan(f))) for f in files)
-    ended = "the search finished" if code == 0 else f"then {_RESOURCE[code]}"
+    ended = "the search finished" if code == ExitCode.SUCCESS else f"then {ran_out[code]}"
     return PlanResult(config, "satisficing", plan, elapsed,
                       f"{len(files)} plan(s) of {lengths} steps, the last kept; {ended}", code)
 

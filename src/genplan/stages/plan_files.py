@@ -10,7 +10,8 @@ from pathlib import Path
 
 from genplan import atomic, outputs
 from genplan.errors import GenplanError
-from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward, run_pool
+from genplan.processes import run_pool
+from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward
 from genplan.stages.plans import (
     COLUMNS,
     NOT_PLANNED,

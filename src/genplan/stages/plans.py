@@ -27,12 +27,8 @@ from genplan import atomic, manifest, resume, val
 from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
 from genplan.progress import progress
-from genplan.stages.fast_downward import (
-    PlanResult,
-    plan_with_fallback,
-    run_fast_downward,
-    run_pool,
-)
+from genplan.processes import run_pool
+from genplan.stages.fast_downward import PlanResult, plan_with_fallback, run_fast_downward
 from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")

@@ -1,5 +1,5 @@
 // genplan._wlsearch.hybrid_gbfs: eager GBFS with two open lists, one on the learned
-// WL h and one on hFF (_wlsearch_ff.hpp), alternated as Fast Downward's eager_greedy([learned, ff()])
+// WL h and one on hFF (ff.hpp), alternated as Fast Downward's eager_greedy([learned, ff()])
 // alternates them (AlternationOpenList with boost 0, no preferred operators: src/search/open_lists/
 // alternation_open_list.cc and src/search/search_algorithms/eager_search.cc,
 // https://github.com/aibasel/downward; our own code). It follows its Python reference,
@@ -13,9 +13,9 @@
 #include <cmath>
 #include <limits>
 
-#include "_wlsearch_core.hpp"
-#include "_wlsearch_ff.hpp"
-#include "_wlsearch_search.hpp"
+#include "search_parts.hpp"
+#include "ff.hpp"
+#include "search.hpp"
 
 namespace wlsearch {
 

@@ -1,16 +1,29 @@
-// genplan._wlsearch's searches over a grounded STRIPS task with the linear WL heuristic
-// (_wlsearch_wl.hpp): eager GBFS, eager GBFS ordered by novelty then h, lazy GBFS, and the hybrid
-// eager GBFS that alternates the learned h with hFF (_wlsearch_ff.hpp). Each is one call
-// per problem and follows its Python reference in genplan.planners.best_first step for step.
+// The types genplan._wlsearch's parts share: the grounded STRIPS task the searches expand, their limits
+// and outcome, and the containers of the WL heuristic (wl.hpp), hFF (ff.hpp) and the searches
+// (search.hpp, search_parts.hpp) build on. The bindings (bindings.cpp) convert these to and from Python.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
-#include "_wlsearch_wl.hpp"
-
 namespace wlsearch {
+
+struct VecHash {
+  size_t operator()(const std::vector<int> &v) const noexcept {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ v.size();
+    for (int x : v) {
+      h ^= static_cast<uint32_t>(x) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    }
+    return static_cast<size_t>(h);
+  }
+};
+using ColourMap = std::unordered_map<std::vector<int>, int, VecHash>;
+using IntLists = std::vector<std::vector<int>>;
+using Atoms = std::vector<std::pair<int, std::vector<int>>>;  // (predicate index, object nodes) each
 
 // A grounded STRIPS task over fluent atoms 0..n-1; actions in the order their successors are generated.
 struct Task {
@@ -48,14 +61,8 @@ struct Outcome {
 inline const char *const PARTS[6] = {"successors", "goal_and_duplicates", "heuristic", "queue", "novelty",
                                      "classical"};
 
-// best_first.gbfs (novelty false) and best_first.novelty_gbfs (novelty true)
-Outcome eager_gbfs(const Task &task, WLModel &model, const Limits &limits, bool novelty, bool timers);
-// best_first.lazy_gbfs
-Outcome lazy_gbfs(const Task &task, WLModel &model, const Limits &limits, bool timers);
-// genplan.planners.hybrid.hybrid_gbfs: eager GBFS alternating an open list on the learned h with
-// one on hFF (_wlsearch_hybrid.cpp)
-Outcome hybrid_gbfs(const Task &task, WLModel &model, const Limits &limits, bool timers);
 // the process's resident memory in MiB (/proc/self/statm; 0 where it cannot be read)
 double resident_mib();
+
 
 }  // namespace wlsearch

@@ -9,7 +9,7 @@
 // sorted by label then colour, then the node's own colour, as WLNeighbourContainer::to_vector),
 // and Features::predict (std::inner_product of the colour histogram and the weights from 0.0 in
 // index order: summing only the non-zero entries in index order gives the same double).
-#include "_wlsearch_wl.hpp"
+#include "wl.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -3,10 +3,10 @@
 // test at generation, and per state the ILG graph, WL colour refinement and the dot product with
 // the weights. One call per problem (genplan.planners.compiled drives it).
 //
-// This file holds the Python bindings only: the heuristic is in _wlsearch_wl.cpp (what it follows
-// in wlplan), the searches in _wlsearch_search.cpp (what each follows in genplan.planners.best_first
-// and Fast Downward), the hybrid search in _wlsearch_hybrid.cpp and its classical heuristic hFF in
-// _wlsearch_ff.cpp (genplan.planners.hybrid, genplan.planners.relaxed). setup.py compiles the five
+// This file holds the Python bindings only: the heuristic is in wl.cpp (what it follows
+// in wlplan), the searches in search.cpp (what each follows in genplan.planners.best_first
+// and Fast Downward), the hybrid search in hybrid.cpp and its classical heuristic hFF in
+// ff.cpp (genplan.planners.hybrid, genplan.planners.relaxed). setup.py compiles the five
 // into one extension.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,9 +15,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "_wlsearch_ff.hpp"
-#include "_wlsearch_search.hpp"
-#include "_wlsearch_wl.hpp"
+#include "ff.hpp"
+#include "search.hpp"
+#include "wl.hpp"
 
 namespace py = pybind11;
 using namespace wlsearch;

@@ -1,31 +1,17 @@
 // genplan._wlsearch's learned heuristic: a linear model over wlplan's WL features of a state's ILG,
 // bound to one problem (the colour dictionaries, the weights and the problem's base graph), and the
-// grounded task the searches expand (_wlsearch_search.hpp).
+// the types it shares with the searches in core.hpp.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core.hpp"
+
 namespace wlsearch {
 
-struct VecHash {
-  size_t operator()(const std::vector<int> &v) const noexcept {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ v.size();
-    for (int x : v) {
-      h ^= static_cast<uint32_t>(x) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-    }
-    return static_cast<size_t>(h);
-  }
-};
-using ColourMap = std::unordered_map<std::vector<int>, int, VecHash>;
-using IntLists = std::vector<std::vector<int>>;
-using Atoms = std::vector<std::pair<int, std::vector<int>>>;  // (predicate index, object nodes) each
-
 // The WL model bound to one problem: colour dictionaries, weights and the problem's base ILG
-// (_wlsearch_wl.cpp says what it follows in wlplan).
+// (wl.cpp says what it follows in wlplan).
 struct WLModel {
   int iterations;
   bool multiset;

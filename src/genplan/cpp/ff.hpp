@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "_wlsearch_search.hpp"
+#include "core.hpp"
 
 namespace wlsearch {
 

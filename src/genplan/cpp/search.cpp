@@ -11,8 +11,8 @@
 // Limits: expansions and wall time before each expansion (eager: the time also every 16 evaluations
 // of a batch, so that a wide expansion cannot overrun it), the process's resident memory every 1024
 // expansions (/proc/self/statm), reasons node_limit, time_limit, memory_limit as best_first's.
-#include "_wlsearch_search.hpp"
-#include "_wlsearch_core.hpp"
+#include "search.hpp"
+#include "search_parts.hpp"
 
 #include <unistd.h>
 

@@ -1,8 +1,8 @@
-// What genplan._wlsearch's searches share (_wlsearch_search.cpp's eager and lazy GBFS,
-// _wlsearch_hybrid.cpp's hybrid GBFS): the clock of parts, the open-list entry, the search graph
+// What genplan._wlsearch's searches share (search.cpp's eager and lazy GBFS,
+// hybrid.cpp's hybrid GBFS): the clock of parts, the open-list entry, the search graph
 // with duplicate detection, successor generation, and the Search that holds them with the limits.
 // Internal to the extension (namespace wlsearch::detail); moved here unchanged from
-// _wlsearch_search.cpp when the hybrid search got a file of its own.
+// search.cpp when the hybrid search got a file of its own.
 #pragma once
 
 #include <time.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "_wlsearch_search.hpp"
-#include "_wlsearch_wl.hpp"
+#include "search.hpp"
+#include "wl.hpp"
 
 namespace wlsearch {
 namespace detail {

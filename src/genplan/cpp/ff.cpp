@@ -1,4 +1,4 @@
-// hFF over a grounded STRIPS task (_wlsearch_ff.hpp says what it follows). Step by step as
+// hFF over a grounded STRIPS task (ff.hpp says what it follows). Step by step as
 // genplan.planners.relaxed.FF:
 // 1. the delete relaxation: positive preconditions and add effects only;
 // 2. h_add by a generalised Dijkstra with unit costs: state atoms cost 0, an action fires when its
@@ -10,7 +10,7 @@
 //    fired, at exactly the atom's cost (one rule, independent of the order the heap settles ties in);
 // 4. the relaxed plan from the positive goal atoms backwards through best supporters; hFF = its
 //    number of distinct actions; a positive goal atom not reached: infinity.
-#include "_wlsearch_ff.hpp"
+#include "ff.hpp"
 
 #include <algorithm>
 #include <limits>
