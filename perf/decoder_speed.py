@@ -43,11 +43,11 @@ from wlplan.data import DomainDataset, ProblemDataset
 from wlplan.planning import Atom as WLAtom
 from wlplan.planning import State as WLState
 
-from genplan import manifest
-from genplan.planners.beam import DecodeConfig, _child_plan_text, decode
 from genplan.features.wlplan_edge import ProblemConverter
+from genplan.formats import manifest
 from genplan.mimir import MimirTask
 from genplan.pddl_io import parse_domain, parse_problem
+from genplan.planners.beam import DecodeConfig, child_plan_text, decode
 from genplan.solve_setup import load_model
 
 
@@ -135,7 +135,7 @@ class ReferenceStyle:
                     e = self.embed(nxt)
                     d = float(self.model.distance(pred, e[None, :])[0])
                     entry = type("E", (), {"plan": plan, "plan_text": text})
-                    cands.append((score + d, _child_plan_text(entry, name), nxt, plan + [name], path | {nxt}, e))
+                    cands.append((score + d, child_plan_text(entry, name), nxt, plan + [name], path | {nxt}, e))
             if not cands:
                 return done(beam[0][3], False, step)
             cands.sort(key=lambda c: (c[0], c[1]))

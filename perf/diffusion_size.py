@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from genplan.datasets.examples import Case
 from genplan.domains import domain_file
 from genplan.mimir import MimirTask
 from genplan.models.diffusion import data
 from genplan.models.diffusion.atoms import AtomVocabulary
 from genplan.models.diffusion.model import Denoiser, DiffusionSettings, network_config
-from genplan.datasets.examples import Case
 from genplan.nn.transformer import TransformerConfig, parameter_count
 from genplan.pddl_io import parse_domain, parse_problem, problem_to_pddl
 from genplan.stages.generators import generate_size

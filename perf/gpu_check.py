@@ -17,7 +17,7 @@ perf/training_throughput.batch_stats) and the time of the first step; on the fir
 step's forward and backward FLOPs with torch.utils.flop_counter.FlopCounterMode (eager, the step's autocast; the
 gradients dropped and the global generators put back, so the job's steps are unchanged). The planner's
 loader (`genplan.solve_setup.load_model`: map_location cpu, the domain checked) then loads the
-checkpoint, whose weights must lie on the CPU, and `genplan.evaluation.evaluate_split` (`genplan
+checkpoint, whose weights must lie on the CPU, and `genplan.evaluation.split.evaluate_split` (`genplan
 evaluate`) plans the --plan-split problems (one by default: an untrained sequence model writes up to
 its 500-token cap, over a minute a problem at the paper's size on one core) with the entry's first strategy
 and planning settings on the CPU (--threads torch threads). Planning need not succeed after a few
@@ -265,7 +265,7 @@ def recording_trainer(base, rec: Record, steps: int):
             global generators put back as they were (dropout, masking), so the job's own steps are unchanged."""
             from torch.utils.flop_counter import FlopCounterMode
 
-            from genplan.training.loop import _split
+            from genplan.training.loop import loss_and_parts
 
             cuda = self.device.type == "cuda"
             rng, cuda_rng = torch.get_rng_state(), torch.cuda.get_rng_state_all() if cuda else None
@@ -274,7 +274,7 @@ def recording_trainer(base, rec: Record, steps: int):
                     self.before_step(self.state.step)
                 with FlopCounterMode(display=False) as counter:
                     with self.autocast():
-                        loss, _ = _split(self.loss_fn(self.model, batch))
+                        loss, _ = loss_and_parts(self.loss_fn(self.model, batch))
                     loss.backward()
                 rec.flops = float(counter.get_total_flops())
             except Exception as exc:  # noqa: BLE001 - the count is a report, never a failure of the job
@@ -377,7 +377,7 @@ def plan(name: str, entry: dict, root: Path, work: Path, a, split: str | None = 
     (--plan-split) with `strategy` (the entry's first), VAL checking every plan."""
     from genplan import registry
     from genplan.errors import GenplanError
-    from genplan.evaluation import evaluate_split
+    from genplan.evaluation.split import evaluate_split
 
     split, strategy = split or a.plan_split, strategy or entry["strategies"][0]
     problems = root / "problems" / a.benchmark / a.domain
@@ -613,9 +613,9 @@ def paper_run(a, config: dict, device: str, root: Path) -> int:
     training job (or --paper-steps), its checkpoint in --paper-out, then each of its strategies on --paper-splits
     (CPU, VAL checks), with coverage; see the module docstring."""
     import torch
+    from training_throughput import training_files
 
     from genplan import atomic
-    from training_throughput import training_files
 
     name, start = a.paper_model, time.perf_counter()
     guess = a.paper_steps or max(1, int(a.paper_seconds * a.paper_rate))

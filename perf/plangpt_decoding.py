@@ -15,7 +15,8 @@ from pathlib import Path
 
 import torch
 
-from genplan import manifest, registry
+from genplan import registry
+from genplan.formats import manifest
 from genplan.planners.base import Problem
 from genplan.planners.solve import solve_and_validate
 from genplan.solve_setup import load_model

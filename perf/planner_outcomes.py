@@ -12,8 +12,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from genplan.manifest import SPLITS
-from genplan.stages.plans import read_table
+from genplan.formats.manifest import SPLITS
+from genplan.formats.plans_table import read_table
 
 CONFIGS = ("astar_lmcut", "gbfs_ff", "lama_first", "reference")
 

@@ -27,12 +27,13 @@ from pathlib import Path
 
 import yaml
 
-from genplan import manifest, val
+from genplan import val
+from genplan.formats import manifest
 from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Problem
 from genplan.planners.solve import solve_and_validate
-from genplan.solve_setup import load_model
 from genplan.registry import planner as make_planner
+from genplan.solve_setup import load_model
 from genplan.stages.fast_downward import run_fast_downward
 from genplan.stages.problems import generate_benchmark
 

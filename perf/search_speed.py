@@ -54,10 +54,12 @@ def train_from_plans(domain_dir: Path, work: Path, n: int, pruning: str = "none"
     """A ridge heuristic trained on the first n training problems' reference plans, its WL features
     pruned by wlplan's `pruning`; `entry`: model entry settings over these (another learner, its
     `train` settings)."""
-    from genplan import manifest, registry
+    from genplan import registry
     from genplan.domains import domain_key
+    from genplan.formats import manifest
+    from genplan.formats.trajectories import document
     from genplan.models.heuristic.train import train_heuristic
-    from genplan.stages.trajectories import document, trajectory
+    from genplan.stages.trajectories import trajectory
 
     (work / "train").mkdir(parents=True)
     shutil.copy(domain_dir / "domain.pddl", work / "domain.pddl")

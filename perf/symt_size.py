@@ -18,8 +18,8 @@ import time
 import numpy as np
 import torch
 
-from genplan.domains import domain_file
 from genplan.datasets.examples import Case
+from genplan.domains import domain_file
 from genplan.models.symt import data
 from genplan.models.symt.model import SymTNet, SymTSettings
 from genplan.models.symt.train import make_loss

@@ -9,12 +9,14 @@ import csv
 import random
 
 import pytest
-
 from conftest import run_cli
+
 from genplan import val
 from genplan.domains import domain_file
-from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
+from genplan.formats.plans_table import COLUMNS, read_table
+from genplan.formats.tables import write_csv
 from genplan.paths import Layout
+from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
 from genplan.report import collect
 from genplan.report.best_known import PLANNER, best_known
 from genplan.report.leaderboard import best_known as leaderboard_best_known
@@ -22,9 +24,7 @@ from genplan.stages import fast_downward as fd
 from genplan.stages import fd_codes
 from genplan.stages.anytime import anytime_split
 from genplan.stages.generators import generate_size
-from genplan.stages.plans import COLUMNS, read_table
 from genplan.stages.problems import generate_benchmark
-from genplan.tables import write_csv
 
 BLOCKS = domain_file("blocks")
 
@@ -183,7 +183,7 @@ def test_best_known_takes_the_anytime_table(tmp_path):
 
 def test_quality_never_exceeds_one_against_anytime_lama(tmp_path):
     lay = _plans_root(tmp_path)
-    from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+    from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
 
     # a learned plan of 35 steps on p2: shorter than LAMA-first's 40, longer than anytime LAMA's 30
     rows = []

@@ -2,11 +2,11 @@
 driven by exact test-double models (tests/transition_doubles.py)."""
 
 import pytest
+from transition_doubles import ConstantModel, OracleModel, gripper_problem, load
 
+from genplan.domains import domain_file
 from genplan.planners import strategies
 from genplan.planners.beam import DecodeConfig, decode
-from genplan.domains import domain_file
-from transition_doubles import ConstantModel, OracleModel, gripper_problem, load
 
 GRIPPER = domain_file("gripper")
 

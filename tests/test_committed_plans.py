@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, run_cli
 
-from genplan import stored_plans
-from genplan.evaluation import read_evaluation
+from genplan.formats import stored_plans
+from genplan.formats.evaluation_csv import read_evaluation
 
 # --- the committed IPC 2023 evaluations (results/ipc2023-cpu, workflow/configs/ipc2023-cpu.yaml) ---
 # Their problem files are not committed (the benchmark's repository has no licence): the test imports

@@ -18,9 +18,10 @@ import time
 import pytest
 from conftest import IPC2023, shared_folder
 
-from genplan import manifest, registry
+from genplan import registry
 from genplan.domains import domain_key
 from genplan.errors import GenplanError
+from genplan.formats import manifest
 from genplan.mimir import MimirTask
 from genplan.planners import strategies
 from genplan.planners.base import Problem
@@ -36,8 +37,9 @@ DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers
 def _train(domain: str, work, n: int = 3, **entry):
     """A heuristic trained on the first n training problems' reference plans (as
     perf/search_speed.py's train_from_plans)."""
+    from genplan.formats.trajectories import document
     from genplan.models.heuristic.train import train_heuristic
-    from genplan.stages.trajectories import document, trajectory
+    from genplan.stages.trajectories import trajectory
 
     src = shared_folder(IPC2023, "the IPC 2023 learning track is") / domain
     (work / "train").mkdir(parents=True)

@@ -14,8 +14,8 @@ from conftest import run_cli
 
 from genplan.datasets.plan_neighbourhood import problem_files
 from genplan.errors import GenplanError
+from genplan.formats.plans_table import HASH, read_table
 from genplan.stages.importer import SPLIT_DIRS
-from genplan.stages.plans import HASH, read_table
 from genplan.stages.problems import generate_benchmark
 
 pytestmark = pytest.mark.timeout(120)
@@ -100,13 +100,14 @@ def test_training_from_plans_refuses_other_problem_files(runs):
 def test_a_resumed_record_is_rechecked_by_val(runs, tmp_path, monkeypatch, caplog):
     """Records taken from a killed job's `.partial` sidecar went into the CSV without VAL.
     A record whose stored plan VAL does not judge as it says is planned again."""
-    from genplan import evaluation, resume
+    from genplan import resume
+    from genplan.evaluation.split import evaluate_split
 
     out = tmp_path / "e.csv"
     args = (runs / "model.ckpt", runs / "new", "train", runs / "plans/train.csv", None, {}, out)
     with monkeypatch.context() as m:
         m.setattr(resume.Sidecar, "remove", lambda self: None)  # keep the finished job's sidecar, as a kill would
-        first = evaluation.evaluate_split(*args)
+        first = evaluate_split(*args)
     side = resume.sidecar_path(out) / "blocks-s4-i3.json"
     saved = json.loads(side.read_text())
     rec = saved["payload"]
@@ -117,7 +118,7 @@ def test_a_resumed_record_is_rechecked_by_val(runs, tmp_path, monkeypatch, caplo
         rec.update(val="valid", solved="yes", reason="goal", plan_length=len(rec["plan"]))
     side.write_text(json.dumps(saved) + "\n")
     with caplog.at_level("WARNING", logger="genplan"):
-        again = evaluation.evaluate_split(*args)
+        again = evaluate_split(*args)
     assert "the record resumed from the sidecar says val=" in caplog.text and "planned again" in caplog.text
     keys = ("solved", "val", "plan_length", "plan")
     assert [{k: r[k] for k in keys} for r in again] == [{k: r[k] for k in keys} for r in first]

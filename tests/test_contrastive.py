@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from genplan.nn.contrastive import (attention_loss, combine, contrastive_losses, hidden_loss, renaming_pair,
-                                   stacked_losses)
+from genplan.nn.contrastive import (
+    attention_loss,
+    combine,
+    contrastive_losses,
+    hidden_loss,
+    renaming_pair,
+    stacked_losses,
+)
 from genplan.nn.transformer import Transformer, TransformerConfig
 
 

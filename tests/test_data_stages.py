@@ -4,13 +4,14 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
-from genplan.stages import importer, statespace, trajectories
+
 from genplan.errors import GenplanError
-from genplan.manifest import read as read_manifest
+from genplan.formats import statespace as statespace_file
+from genplan.formats.manifest import read as read_manifest
 from genplan.mimir import MimirTask
 from genplan.pddl_io import str_to_atom
+from genplan.stages import importer, statespace, trajectories
 
 
 def _imported(paper_splits, tmp_path, domain="gripper"):
@@ -84,7 +85,7 @@ def test_state_space_and_its_limit(paper_splits, tmp_path):
     out = _imported(paper_splits, tmp_path)
     table = statespace.statespaces_split(out, "train", 100000, tmp_path / "ss", tmp_path / "ss.csv")
     by_name = {r["problem"]: r for r in table}
-    space = statespace.load(tmp_path / "ss" / "balls02.npz")
+    space = statespace_file.load(tmp_path / "ss" / "balls02.npz")
     assert by_name["balls02"]["states"] == len(space["h_star"]) == 28
     assert int(space["h_star"][int(space["initial"])]) == 5  # the optimal plan length of balls02
     assert np.all(space["h_star"][space["is_goal"]] == 0)

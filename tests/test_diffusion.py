@@ -24,9 +24,9 @@ from genplan.nn.transformer import TransformerConfig
 from genplan.pddl_io import parse_domain
 from genplan.planners.base import Problem
 from genplan.planners.diffusion import commit_counts, schedule
+from genplan.report.collect import missing_reported
 from genplan.tokens.renaming import Renaming
 from genplan.tokens.vocab import Vocabulary
-from genplan.report.collect import missing_reported
 
 WIDTH = 24  # plan positions: the 2-ball plan (19 tokens + <EOS>) fits, the 3-ball plan (42) does not
 SETTINGS = {"family": "diffusion", "object_pool": 8, "max_plan_tokens": WIDTH, "rename": "sorted",
@@ -301,8 +301,8 @@ def test_settings_are_checked_and_name_the_variant():
 
 
 def test_the_report_builds_its_tables_and_figure_from_the_csvs_and_a_trace(files, tmp_path):
-    from genplan import tables
-    from genplan.evaluation import COLUMNS
+    from genplan.formats import tables
+    from genplan.formats.evaluation_csv import COLUMNS
     from genplan.paths import Layout
     from genplan.report import build_report
     from genplan.report.registry import outputs

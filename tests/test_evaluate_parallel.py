@@ -1,4 +1,4 @@
-"""`genplan evaluate --jobs N` (genplan.parallel_eval): the problems of a split planned in worker
+"""`genplan evaluate --jobs N` (genplan.evaluation.parallel): the problems of a split planned in worker
 processes give the same CSV (the time column aside) and the same stored plans as --jobs 1; a
 problem that fails in a worker, or a worker that dies, ends the command naming the problem, with
 no output written. The model is the throwaway `blind` family of tests/fixtures/sixth_family (the
@@ -20,10 +20,10 @@ import pytest
 from conftest import FIXTURES, sixth_family_env
 from transition_doubles import gripper_problem
 
-from genplan import manifest
 from genplan.domains import domain_file
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
-from genplan.tables import write_csv
+from genplan.formats import manifest
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+from genplan.formats.tables import write_csv
 
 GRIPPER = domain_file("gripper")
 SEARCH = {"search": {"max_expansions": 10000, "time_limit": 10}}
@@ -145,7 +145,7 @@ def test_a_problem_that_raises_in_a_worker_is_named(blind, monkeypatch, caplog):
     The workers, spawned from this process, find the blind family as the commands do (its folder
     on their path, GENPLAN_FAMILIES in their environment)."""
     from genplan.errors import GenplanError
-    from genplan.parallel_eval import evaluate_rows
+    from genplan.evaluation.parallel import evaluate_rows
 
     bench, _, ckpt = blind
     monkeypatch.syspath_prepend(str(FIXTURES))

@@ -6,15 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from transition_doubles import OracleModel, gripper_problem, load
 
-from genplan import cli, evaluation, manifest
-from genplan import solve_setup
+from genplan import cli, solve_setup
+from genplan.domains import domain_file, domain_key
+from genplan.evaluation.split import evaluate_split
+from genplan.formats import evaluation_csv, manifest
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.planners import beam
 from genplan.planners.beam import DecodeResult
-from genplan.domains import domain_file, domain_key
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
-from genplan.tables import write_csv
-from transition_doubles import OracleModel, gripper_problem, load
 
 GRIPPER = domain_file("gripper")
 
@@ -54,11 +55,11 @@ def test_evaluation_csv_has_one_val_checked_row_per_problem(bench, tmp_path, mon
     monkeypatch.setattr(beam, "decode", decode_with_oracle)
     model = _oracle_for(root / "interpolation" / "g1.pddl")
     out = tmp_path / "eval" / "interpolation.beam3-pooled.csv"
-    rows = evaluation.evaluate_split("results/models/x/seed13/model.ckpt", root, "interpolation", table,
+    rows = evaluate_split("results/models/x/seed13/model.ckpt", root, "interpolation", table,
                                      "beam3-pooled", {}, out, model=model)
     with open(out, newline="") as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == evaluation.COLUMNS
+        assert reader.fieldnames == evaluation_csv.COLUMNS
         written = list(reader)
     assert [r["problem"] for r in written] == ["g1", "g2"] and len(rows) == 2
     for r in written:
@@ -70,7 +71,7 @@ def test_evaluation_csv_has_one_val_checked_row_per_problem(bench, tmp_path, mon
         assert int(r["model_calls"]) == int(r["steps"])  # one batched model call per beam step
         counters = json.loads(r["counters"])
         assert counters["states_expanded"] >= int(r["steps"]) and counters["embedded"] > int(r["steps"])
-    assert evaluation.read_evaluation(out)[0]["model"] == "oracle_delta"
+    assert evaluation_csv.read_evaluation(out)[0]["model"] == "oracle_delta"
 
 
 def test_unsolved_problems_are_recorded_with_vals_verdict(bench, tmp_path, monkeypatch):
@@ -85,7 +86,7 @@ def test_unsolved_problems_are_recorded_with_vals_verdict(bench, tmp_path, monke
     monkeypatch.setattr(beam, "decode", misguided)
     model = _oracle_for(root / "interpolation" / "g1.pddl")
     out = tmp_path / "interpolation.beam3-reference.csv"
-    rows = evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, out,
+    rows = evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, out,
                                      benchmark="generated", seed="14", model=model)
     assert all(r["solved"] == "no" and r["reason"] == "idle" for r in rows)
     assert all("Goal not satisfied" in r["val"] and r["plan_length"] == "" for r in rows)
@@ -199,7 +200,7 @@ def evaluated(bench, tmp_path, monkeypatch):
     model = _oracle_for(root / "interpolation" / "g1.pddl")
     monkeypatch.setattr(beam, "decode", lambda m, task, mtask, cfg: real_decode(OracleModel(mtask), task, mtask, cfg))
     solved = lay.evaluation("generated", "gripper", "oracle_delta", 13, "interpolation", "beam3-pooled")
-    evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, solved, model=model)
+    evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, solved, model=model)
 
     def misguided(m, task, mtask, cfg):
         s0 = mtask.fluents(mtask.initial_state())
@@ -208,18 +209,18 @@ def evaluated(bench, tmp_path, monkeypatch):
 
     monkeypatch.setattr(beam, "decode", misguided)
     idle = lay.evaluation("generated", "gripper", "oracle_delta", 13, "interpolation", "beam3-reference")
-    evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, idle, model=model)
+    evaluate_split("m.ckpt", root, "interpolation", table, "beam3-reference", {}, idle, model=model)
     return tmp_path, Path(solved), Path(idle)
 
 
 def test_every_plan_found_is_stored_beside_the_csv_and_rechecks(evaluated, capsys):
-    from genplan import stored_plans
+    from genplan.formats import stored_plans
 
     root, solved, idle = evaluated
     doc = _stored(stored_plans.plans_path(solved))
     assert stored_plans.plans_path(solved).name == "interpolation.beam3-pooled.plans.json.gz"
     assert doc["benchmark_dir"] == "problems/generated/gripper" and doc["evaluation"] == solved.name
-    rows = {r["problem"]: r for r in evaluation.read_evaluation(solved)}
+    rows = {r["problem"]: r for r in evaluation_csv.read_evaluation(solved)}
     assert set(doc["problems"]) == set(rows) == {"g1", "g2"}
     for name, entry in doc["problems"].items():
         assert entry["file"] == f"interpolation/{name}.pddl" and len(entry["sha256"]) == 64
@@ -234,7 +235,7 @@ def test_every_plan_found_is_stored_beside_the_csv_and_rechecks(evaluated, capsy
 
 
 def test_a_tampered_plan_is_a_disagreement_naming_file_and_problem(evaluated, capsys):
-    from genplan import stored_plans
+    from genplan.formats import stored_plans
 
     root, solved, idle = evaluated
     plans = stored_plans.plans_path(solved)
@@ -256,7 +257,7 @@ def test_a_tampered_plan_is_a_disagreement_naming_file_and_problem(evaluated, ca
 
 
 def test_plans_that_cannot_be_rechecked_fail_the_command(evaluated, bench, capsys):
-    from genplan import stored_plans
+    from genplan.formats import stored_plans
 
     root, solved, idle = evaluated
     problem = bench[0] / "interpolation" / "g1.pddl"
@@ -284,6 +285,6 @@ def test_csv_and_plans_are_written_together_or_not_at_all(bench, tmp_path, monke
     out, blocked = tmp_path / "e" / "interpolation.beam3-pooled.csv", tmp_path / "e" / "plans.json.gz"
     blocked.mkdir(parents=True)  # the stored plans cannot be renamed into place
     with pytest.raises(OSError):
-        evaluation.evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, out,
+        evaluate_split("m.ckpt", root, "interpolation", table, "beam3-pooled", {}, out,
                                   model=_oracle_for(root / "interpolation" / "g1.pddl"), out_plans=blocked)
     assert sorted(p.name for p in out.parent.iterdir()) == ["plans.json.gz"] and not any(blocked.iterdir())

@@ -11,7 +11,7 @@ from test_evaluation import bench, evaluated  # noqa: F401 (fixtures)
 
 from genplan import cli
 from genplan.errors import GenplanError
-from genplan.evaluation import read_evaluation
+from genplan.formats.evaluation_csv import read_evaluation
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -77,14 +77,14 @@ def test_a_relative_benchmark_dir_still_names_the_benchmark(bench, tmp_path, mon
     from test_evaluation import _oracle_for
     from transition_doubles import OracleModel
 
-    from genplan import evaluation
+    from genplan.evaluation.split import evaluate_split
     from genplan.planners import beam
 
     root, table = bench
     real = beam.decode
     monkeypatch.setattr(beam, "decode", lambda m, task, mtask, cfg: real(OracleModel(mtask), task, mtask, cfg))
     monkeypatch.chdir(root.parent)
-    records = evaluation.evaluate_split("m.ckpt", "gripper", "interpolation", table, "beam3-pooled", {},
+    records = evaluate_split("m.ckpt", "gripper", "interpolation", table, "beam3-pooled", {},
                                         tmp_path / "out.csv", model=_oracle_for(root / "interpolation/g1.pddl"))
     assert [r["benchmark"] for r in records] == ["generated", "generated"]
     assert {r["benchmark"] for r in read_evaluation(tmp_path / "out.csv")} == {"generated"}

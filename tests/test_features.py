@@ -13,9 +13,9 @@ from genplan.domains import domain_file
 from genplan.errors import GenplanError
 from genplan.features import encoder_from_dict, make_encoder
 from genplan.features.base import ProblemView, record_states
+from genplan.formats.trajectories import document
 from genplan.mimir import MimirTask
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, problem_to_pddl
-from genplan.stages.trajectories import document
 
 DOMAIN = domain_file("gripper")
 

@@ -25,8 +25,9 @@ import pytest
 from checkpoint_craft import envelope, pickle_bytes
 from conftest import REPO
 
-from genplan import checkpoint, evaluation, stored_plans, tables
+from genplan import checkpoint
 from genplan.errors import GenplanError
+from genplan.formats import evaluation_csv, stored_plans, tables
 
 sys.path.insert(0, str(REPO / "tests" / "fuzz"))
 import targets  # noqa: E402  (the fuzz targets' seeds: sound files of each kind)
@@ -60,7 +61,7 @@ def _edits(doc):
 
 
 def _use_stored(doc, csv_path):
-    """What the readers of a stored-plans document do with it (genplan.revalidate)."""
+    """What the readers of a stored-plans document do with it (genplan.evaluation.revalidate)."""
     stored_plans.benchmark_dir(doc, csv_path)
     (REPO / doc["domain"]["file"], doc["domain"]["sha256"].lower())
     for name, entry in doc["problems"].items():
@@ -103,7 +104,7 @@ def test_json_nested_thousands_deep_is_refused_by_name(tmp_path):
 def _evaluation_text(**change) -> str:
     rows = [targets._evaluation_row("p01", "yes"), targets._evaluation_row("p02", "no")]
     rows[1].update(change)
-    return tables.csv_text(rows, evaluation.COLUMNS)
+    return tables.csv_text(rows, evaluation_csv.COLUMNS)
 
 
 @pytest.mark.parametrize("change, said", [
@@ -116,10 +117,10 @@ def test_an_evaluation_csv_past_the_parsers_limits_is_refused_by_name(tmp_path, 
     path = tmp_path / "test.gbfs.csv"
     path.write_text(_evaluation_text(**change))
     with pytest.raises(GenplanError, match=said) as err:
-        evaluation.read_evaluation(path)
+        evaluation_csv.read_evaluation(path)
     assert err.value.path == path
     path.write_text(_evaluation_text())
-    assert len(evaluation.read_evaluation(path)) == 2  # the same file unchanged is read
+    assert len(evaluation_csv.read_evaluation(path)) == 2  # the same file unchanged is read
 
 
 def test_a_pickle_with_a_huge_memo_index_is_refused_without_the_memory(tmp_path):

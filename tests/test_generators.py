@@ -11,9 +11,8 @@ import pymimir as pm
 import pytest
 
 from genplan.domains import domain_file
-from genplan.stages.generators import generate_size, parse_sizes, size_parameter
-from genplan.stages.generators import blocks, visitall
 from genplan.pddl_io import parse_domain, parse_problem
+from genplan.stages.generators import blocks, generate_size, parse_sizes, size_parameter, visitall
 from genplan.stages.problems import SPLITS, generate_benchmark
 
 SMALL = {  # split -> sizes, in the order train, validation, interpolation, extrapolation

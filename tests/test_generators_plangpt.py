@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import csv
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
-import re
 import pymimir as pm
 import pytest
 
@@ -17,8 +17,7 @@ from genplan.benchmarks import BUILTIN
 from genplan.domains import DOMAINS, PLANGPT_DOMAINS, domain_file, domain_key
 from genplan.pddl_io import parse_domain, parse_problem, plan_to_text
 from genplan.stages.fast_downward import run_fast_downward
-from genplan.stages.generators import GeneratorError, count, generate_size, generator_params, size_parameter
-from genplan.stages.generators import floortile
+from genplan.stages.generators import GeneratorError, count, floortile, generate_size, generator_params, size_parameter
 from genplan.stages.problems import SPLITS, generate_benchmark
 from genplan.val import validate
 

@@ -16,8 +16,8 @@ from conftest import run_cli
 from genplan import registry
 from genplan.datasets.statespace import load_split
 from genplan.planners.base import Problem
-from genplan.report import collect
 from genplan.planners.search import UNLIMITED, Guidance, Rules, SearchLimits, descent, gbfs, lazy_gbfs
+from genplan.report import collect
 
 SIZES = {"sizes": {"train": [3, 4], "validation": [4], "interpolation": [4], "extrapolation": [7]},
          "per_size": {"train": 2, "validation": 1, "interpolation": 1, "extrapolation": 1}}

@@ -11,14 +11,16 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
-from genplan import manifest, registry, val
+from genplan import registry, val
 from genplan.datasets.plan_neighbourhood import neighbourhood, problem_files
 from genplan.domains import domain_file
 from genplan.errors import GenplanError
+from genplan.formats import manifest
+from genplan.formats.trajectories import load
 from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Problem
 from genplan.planners.search import SearchLimits, gbfs, lazy_gbfs
-from genplan.stages.trajectories import load, trajectories_split
+from genplan.stages.trajectories import trajectories_split
 
 GRIPPERS = ("left", "right")
 

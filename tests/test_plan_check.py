@@ -11,9 +11,10 @@ import time
 import pytest
 from conftest import run_cli
 
-from genplan import plan_check, stored_plans, tables, val
+from genplan import plan_check, val
 from genplan.errors import GenplanError
-from genplan.evaluation import COLUMNS
+from genplan.formats import stored_plans, tables
+from genplan.formats.evaluation_csv import COLUMNS
 from genplan.planners.base import Attempt
 from genplan.planners.solve import solve
 from genplan.stages.importer import SPLIT_DIRS

@@ -227,8 +227,8 @@ def test_names_drawn_once_stay_the_same_every_epoch_and_random_ones_change(plang
     import torch
 
     from genplan.datasets.examples import trajectory_cases
+    from genplan.formats.trajectories import load
     from genplan.models.plangpt.train import _batches
-    from genplan.stages.trajectories import load
 
     model = registry.load_model(plangpt, expect_domain="gripper")
     model.settings = dataclasses.replace(model.settings, rename=rename)

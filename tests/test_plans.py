@@ -3,12 +3,14 @@
 
 
 from conftest import run_cli
+
 from genplan import val
 from genplan.domains import domain_file
-from genplan.stages.generators import generate_size
+from genplan.formats.plans_table import best_known_lengths, read_table
 from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
 from genplan.stages.fast_downward import driver_time_limit, plan_with_fallback, run_fast_downward
-from genplan.stages.plans import best_known_lengths, plan_split, read_table
+from genplan.stages.generators import generate_size
+from genplan.stages.plans import plan_split
 from genplan.stages.problems import generate_benchmark
 
 BLOCKS = domain_file("blocks")

@@ -11,10 +11,10 @@ import shutil
 import pytest
 from conftest import REPO, run_cli
 
-from genplan import stored_plans, tables
+from genplan.formats import stored_plans, tables
+from genplan.formats.plans_table import HASH, read_table
 from genplan.stages import plans_hashes
 from genplan.stages.importer import SPLIT_DIRS
-from genplan.stages.plans import HASH, read_table
 from genplan.stages.problems import generate_benchmark
 
 pytestmark = pytest.mark.timeout(120)

@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from genplan import cli, manifest, registry, val
+from genplan import cli, registry, val
 from genplan.domains import domain_file
-from genplan.evaluation import COLUMNS
+from genplan.formats import manifest
+from genplan.formats.evaluation_csv import COLUMNS
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.models.plansformer import family
 from genplan.models.plansformer.prompt import prompt, read_plan_text
 from genplan.planners.base import Problem
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
-from genplan.tables import write_csv
 
 BLOCKS = domain_file("blocks")
 TWO = """(define (problem two) (:domain blocks) (:objects b1 b2)

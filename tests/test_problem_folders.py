@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, committed_files
 
-from genplan import manifest
+from genplan.formats import manifest
 from genplan.paths import Layout
 
 

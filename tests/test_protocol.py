@@ -1,4 +1,4 @@
-"""The resource protocol (genplan.limits, genplan.isolated): every planner run held to CPU seconds of
+"""The resource protocol (genplan.limits, genplan.evaluation.isolated): every planner run held to CPU seconds of
 its whole process group, a wall cap and an address-space limit, and measured; `genplan evaluate
 --time-limit` plans every problem in a fresh process under it, one at a time a core; every table
 counts a problem solved only within its budget (genplan.report.counting)."""
@@ -77,9 +77,9 @@ def test_every_table_counts_a_plan_found_after_its_budget_unsolved():
 
 def _with_hashes(bench: Path, table: Path, split: str) -> None:
     """The plans table with each problem's SHA-256, as the plans stage writes it."""
-    from genplan import manifest
-    from genplan.stages.plans import COLUMNS, read_table, with_hashes
-    from genplan.tables import write_csv
+    from genplan.formats import manifest
+    from genplan.formats.plans_table import COLUMNS, read_table, with_hashes
+    from genplan.formats.tables import write_csv
 
     write_csv(table, with_hashes(read_table(table), manifest.read(bench, split)), list(COLUMNS))
 
@@ -144,6 +144,7 @@ def test_an_outside_planners_runs_become_an_evaluation_counted_by_the_same_rule(
     # Fast Downward's driver stands in for an outside planner: `genplan limit` runs it on every problem of
     # the split, `genplan import-runs` checks each plan against the task and by VAL and writes the rows
     from conftest import run_cli
+
     from genplan.tools import fast_downward_driver
 
     bench, tables = _bench(tmp_path / "root")
@@ -181,9 +182,10 @@ def test_an_outside_planners_runs_become_an_evaluation_counted_by_the_same_rule(
 
 def test_starved_lists_the_files_to_rerun(tmp_path):
     from conftest import run_cli
-    from genplan.evaluation import COLUMNS as EVAL_COLUMNS
-    from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
-    from genplan.tables import write_csv
+
+    from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
+    from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+    from genplan.formats.tables import write_csv
 
     root = tmp_path / "results"
     fd = root / "plans" / "ipc2023" / "ferry" / "easy.csv"

@@ -1,5 +1,6 @@
 """The README's layout of src/genplan is true to the tree, so that a newcomer's map is never stale: every module and folder
-of the package, and every module of cli/, planners/, stages/, training/ and models/, is named there."""
+of the package, and every module of cli/, planners/, stages/, training/, models/, formats/, evaluation/ and the C++ files
+of cpp/, is named there."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from conftest import REPO
 
 PACKAGE = REPO / "src" / "genplan"
-NAMED_INSIDE = ("cli", "planners", "stages", "training", "models")  # folders whose modules the layout names
+NAMED_INSIDE = ("cli", "planners", "stages", "training", "models", "formats", "evaluation", "cpp")  # folders whose modules the layout names
 
 
 def _layout() -> str:
@@ -27,7 +28,8 @@ def test_the_readme_layout_names_every_module():
                and not p.name.endswith(".egg-info")]
     for folder in NAMED_INSIDE:
         wanted += [p.stem for p in (PACKAGE / folder).iterdir()
-                   if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and p.name != "__pycache__")]
+                   if (p.suffix in (".py", ".cpp", ".hpp") and p.name != "__init__.py")
+                   or (p.is_dir() and p.name != "__pycache__")]
     missing = sorted(n for n in wanted if not _named(n, layout) and not _named(n.removesuffix(".py"), layout))
     assert not missing, f"README's layout of src/genplan omits {missing}"
 

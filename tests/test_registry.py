@@ -15,9 +15,8 @@ from conftest import REPO, run_cli
 from test_features import DOMAIN, gripper_data  # noqa: F401  (fixture)
 from transition_doubles import OracleModel, gripper_problem, load
 
-from genplan import paths, registry
+from genplan import checkpoint, paths, registry
 from genplan.errors import GenplanError
-from genplan import checkpoint
 from genplan.planners import strategies
 from genplan.planners.base import Problem
 from genplan.planners.solve import solve_and_validate

@@ -13,10 +13,10 @@ from pathlib import Path
 import yaml
 from conftest import REPO
 
-from genplan.evaluation import COLUMNS
+from genplan.formats.evaluation_csv import COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.report import build_report, collect
 from genplan.report import registry as reports
-from genplan.tables import write_csv
 
 
 def _evaluation(res: Path, model, system, split, strategy, solved, n, domain="blocks", seed=13):

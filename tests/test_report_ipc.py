@@ -16,10 +16,10 @@ import pytest
 from conftest import run_cli
 
 from genplan.errors import GenplanError
-from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
 from genplan.report import build_report, ipc_figure, ipc_scores, legibility
 from genplan.report.published import ipc2023_anchors
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
 
 T = 100  # the tree's declared per-problem budget, seconds
 

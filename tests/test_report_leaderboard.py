@@ -11,8 +11,8 @@ import json
 import pytest
 from conftest import run_cli
 
-from genplan import tables
-from genplan.evaluation import COLUMNS
+from genplan.formats import tables
+from genplan.formats.evaluation_csv import COLUMNS
 from genplan.paths import Layout
 from genplan.report.registry import outputs
 

@@ -2,13 +2,13 @@
 from evaluation CSVs, training summaries and logs written here, with the published numbers beside."""
 
 import csv
-import math
 import json
+import math
 
-from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.report import build_report
 from genplan.report.registry import outputs
-from genplan.tables import write_csv
 
 PROBLEMS = ["p1", "p2", "p3", "p4"]
 

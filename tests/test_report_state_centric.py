@@ -5,12 +5,12 @@ import csv
 import json
 
 import numpy as np
-
 from conftest import run_cli
-from genplan.evaluation import COLUMNS as EVAL_COLUMNS
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
+
+from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.report import build_report
-from genplan.tables import write_csv
 
 PROBLEMS = ["p1", "p2", "p3", "p4"]
 # solved problems per seed: coverage 0.25, 0.50, 0.75 -> mean 0.50, population std 0.2041
@@ -180,7 +180,7 @@ def test_old_evaluation_csvs_are_refused_naming_the_file(tmp_path):
     import pytest
 
     from genplan.errors import GenplanError
-    from genplan.evaluation import read_evaluation
+    from genplan.formats.evaluation_csv import read_evaluation
 
     path = tmp_path / "extrapolation.reference-nostatics.csv"
     write_csv(path, [{"problem": "a", "encoding": "fsf", "beam_mode": "reference-nostatics", "expansions": 63}],

@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from genplan.evaluation import COLUMNS as EVAL_COLUMNS
+from genplan.formats.evaluation_csv import COLUMNS as EVAL_COLUMNS
+from genplan.formats.plans_table import COLUMNS as PLAN_COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.report import build_report
 from genplan.report.best_known import LEARNED, PLANNER, best_known
 from genplan.report.published import Published, authors_value
-from genplan.stages.plans import COLUMNS as PLAN_COLUMNS
-from genplan.tables import write_csv
 
 PAPER = "state-centric-icaps26"
 

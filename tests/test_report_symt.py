@@ -7,10 +7,10 @@ from __future__ import annotations
 import csv
 import json
 
-from genplan.evaluation import COLUMNS
+from genplan.formats.evaluation_csv import COLUMNS
+from genplan.formats.tables import write_csv
 from genplan.report import build_report
 from genplan.report.registry import outputs
-from genplan.tables import write_csv
 
 PROBLEMS = ["p1", "p2", "p3", "p4"]
 

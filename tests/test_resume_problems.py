@@ -18,7 +18,10 @@ import pytest
 from conftest import FIXTURES
 from test_evaluate_parallel import SEARCH, _bench
 
-from genplan import evaluation, registry, resume
+from genplan import registry, resume
+from genplan.evaluation import split as split_evaluation
+from genplan.evaluation.split import evaluate_split
+from genplan.formats import plans_table
 from genplan.stages import plans
 from genplan.stages.problems import generate_benchmark
 
@@ -48,7 +51,7 @@ def _without_time(path: Path) -> list[dict]:
     """The rows without what a run measures (`time`, `cpu_time`, `peak_memory_mb`) and `problem_sha256` (an
     edited problem's differs; tests/test_content_hashes.py)."""
     with open(path, newline="") as fh:
-        return [{k: v for k, v in r.items() if k not in ("time", plans.HASH, "cpu_time", "peak_memory_mb")}
+        return [{k: v for k, v in r.items() if k not in ("time", plans_table.HASH, "cpu_time", "peak_memory_mb")}
                 for r in csv.DictReader(fh)]
 
 
@@ -125,7 +128,7 @@ def test_plan_resumes_the_problems_a_cut_run_finished(gripper4, tmp_path, monkey
     assert sorted(c[0]["problem"] for c in calls) == ["gripper-n3", "gripper-n4"]
     assert f"resumed 2 of 4 problems from {resume.sidecar_path(table)}" in caplog.text
     assert _without_time(table) == _without_time(ref_table) and _files(out_dir) == _files(ref_dir)
-    resumed = [{k: v for k, v in r.items() if k != plans.HASH} for r in csv.DictReader(table.open())
+    resumed = [{k: v for k, v in r.items() if k != plans_table.HASH} for r in csv.DictReader(table.open())
                if r["problem"] in saved]
     first = [{k: str(v) for k, v in r.items()} for p in sorted(saved) for r in saved[p]["payload"]["rows"]]
     assert resumed == first  # the first run's rows, its times included
@@ -204,7 +207,7 @@ def blind(tmp_path_factory, monkeypatch):
 
 def _evaluate(blind, out: Path, settings=SEARCH, jobs: int = 1) -> list[dict]:
     bench, table, ckpt = blind
-    return evaluation.evaluate_split(ckpt, bench, "easy", table, "gbfs", settings, out, seed="13", jobs=jobs)
+    return evaluate_split(ckpt, bench, "easy", table, "gbfs", settings, out, seed="13", jobs=jobs)
 
 
 def test_evaluate_resumes_in_both_paths(blind, tmp_path, monkeypatch, caplog):
@@ -212,12 +215,12 @@ def test_evaluate_resumes_in_both_paths(blind, tmp_path, monkeypatch, caplog):
     (sequential): 2 problems planned by the last run, the outputs of an uninterrupted run."""
     ref, out = tmp_path / "ref" / "easy.gbfs.csv", tmp_path / "eval" / "easy.gbfs.csv"
     _evaluate(blind, ref)
-    _counting(monkeypatch, evaluation, "evaluate_problem", stop_after=2)
+    _counting(monkeypatch, split_evaluation, "evaluate_problem", stop_after=2)
     with pytest.raises(Cut):
         _evaluate(blind, out)
     assert sorted(_sidecar_files(out)) == ["g1", "g2"] and not out.exists()
 
-    from genplan import parallel_eval
+    from genplan.evaluation import parallel as parallel_eval
 
     real_rows, sent = parallel_eval.evaluate_rows, []
 
@@ -235,7 +238,7 @@ def test_evaluate_resumes_in_both_paths(blind, tmp_path, monkeypatch, caplog):
         _evaluate(blind, out, jobs=2)
     assert sent == ["g3", "gx", "g4"] and len(_sidecar_files(out)) == 3
     saved = _sidecar_files(out)
-    calls = _counting(monkeypatch, evaluation, "evaluate_problem")
+    calls = _counting(monkeypatch, split_evaluation, "evaluate_problem")
     with caplog.at_level(logging.INFO, logger="genplan"):
         records = _evaluate(blind, out)
     assert len(calls) == 2 and "resumed 3 of 5 problems from" in caplog.text
@@ -250,16 +253,16 @@ def test_evaluate_resumes_in_both_paths(blind, tmp_path, monkeypatch, caplog):
 
 def test_evaluate_replans_under_other_settings_or_a_corrupt_record(blind, tmp_path, monkeypatch):
     out = tmp_path / "easy.gbfs.csv"
-    _counting(monkeypatch, evaluation, "evaluate_problem", stop_after=3)
+    _counting(monkeypatch, split_evaluation, "evaluate_problem", stop_after=3)
     with pytest.raises(Cut):
         _evaluate(blind, out)
     record = resume.sidecar_path(out) / "g2.json"
     record.write_text(record.read_text()[:30])
-    calls = _counting(monkeypatch, evaluation, "evaluate_problem", stop_after=2)
+    calls = _counting(monkeypatch, split_evaluation, "evaluate_problem", stop_after=2)
     with pytest.raises(Cut):
         _evaluate(blind, out)
     assert [c[2]["problem"] for c in calls] == ["g2", "gx"]  # g1 and g3 kept, g2's record unreadable
-    calls = _counting(monkeypatch, evaluation, "evaluate_problem")
+    calls = _counting(monkeypatch, split_evaluation, "evaluate_problem")
     other = {"search": {**SEARCH["search"], "max_expansions": 9999}}
     _evaluate(blind, out, settings=other)
     assert len(calls) == 5 and not resume.sidecar_path(out).exists()

@@ -1,6 +1,6 @@
-"""Evaluation tables that cannot be double-counted (genplan.row_set): one row three times read
+"""Evaluation tables that cannot be double-counted (genplan.formats.row_set): one row three times read
 "3 solved of 3" for a one-problem split, and `validate --evaluation` agreed with a doubled row.
-Every reader of evaluation CSVs (genplan.evaluation.read_evaluation, which the reports and
+Every reader of evaluation CSVs (genplan.formats.evaluation_csv.read_evaluation, which the reports and
 `validate --evaluation` use) refuses a repeated problem, rows of two jobs and rows of problems the
 split does not have, naming the file; `validate --evaluation` also wants a row for every problem
 of the split. Real VAL, real files in a results layout."""
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from conftest import run_cli
 
-from genplan import stored_plans, tables
 from genplan.errors import GenplanError
-from genplan.evaluation import COLUMNS, read_evaluation
+from genplan.formats import stored_plans, tables
+from genplan.formats.evaluation_csv import COLUMNS, read_evaluation
 from genplan.report.collect import evaluation_rows
 from genplan.stages.importer import SPLIT_DIRS
 from genplan.stages.problems import generate_benchmark

@@ -6,6 +6,7 @@ pages of a private folder were cited once). experiments/ and perf/results/ keep 
 from __future__ import annotations
 
 import re
+
 from conftest import REPO, committed_files
 
 SCOPE = ("src", "tests", "workflow", "perf", "Snakefile", "config.yaml")

@@ -31,7 +31,7 @@ def test_a_sixth_family_runs_through_training_evaluation_and_the_leaderboard(smo
     assert config["models"]["blind"]["family"] == "blind"
     work = smoke_run
     root = work / config["results_dir"]
-    from genplan.evaluation import read_evaluation
+    from genplan.formats.evaluation_csv import read_evaluation
 
     for domain in config["domains"]:
         summary = json.loads((root / "models/generated" / domain / "blind/seed13/summary.json").read_text())

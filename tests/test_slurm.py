@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from slurm_cluster import ClusterUnavailable, SlurmCluster
 
 REPO = Path(__file__).resolve().parents[1]

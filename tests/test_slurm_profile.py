@@ -10,8 +10,7 @@ import json
 
 import pytest
 import yaml
-from test_slurm import (GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts,
-                        run_snakemake)
+from test_slurm import GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts, run_snakemake
 from test_workflow import expected_jobs
 
 

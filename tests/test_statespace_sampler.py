@@ -9,11 +9,19 @@ import shutil
 import numpy as np
 import pytest
 
-from genplan import manifest, val
-from genplan.datasets.statespace import (StateSpace, example_problem_pddl, iter_examples, load_split,
-                                         sample_examples, sample_split)
+from genplan import val
+from genplan.datasets.statespace import (
+    StateSpace,
+    example_problem_pddl,
+    iter_examples,
+    load_split,
+    sample_examples,
+    sample_split,
+)
 from genplan.domains import domain_file
 from genplan.errors import GenplanError
+from genplan.formats import manifest
+from genplan.formats import statespace as statespace_file
 from genplan.pddl_io import parse_domain, plan_to_text, problem_to_pddl
 from genplan.stages import statespace
 from genplan.stages.generators import generate_size
@@ -45,9 +53,9 @@ def gripper(tmp_path_factory):
 
 
 def test_v2_file_stands_alone(gripper):
-    arrays = statespace.load(gripper["spaces"] / "gripper-n2.npz")
+    arrays = statespace_file.load(gripper["spaces"] / "gripper-n2.npz")
     meta = json.loads(str(arrays["meta"]))
-    assert meta["format"] == statespace.FORMAT == "genplan-statespace/2"
+    assert meta["format"] == statespace_file.FORMAT == "genplan-statespace/2"
     assert meta["problem"] == meta["problem_name"] == "gripper-n2"
     assert (meta["domain"], meta["domain_name"]) == ("gripper", "gripper-strips")
     assert (meta["problem_file"], meta["domain_file"]) == ("gripper-n2.pddl", "domain.pddl")
@@ -59,25 +67,25 @@ def test_v2_file_stands_alone(gripper):
     # the summary table keeps its columns and values
     with open(gripper["csv"], newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert tuple(rows[0]) == statespace.SUMMARY_COLUMNS
+    assert tuple(rows[0]) == statespace_file.SUMMARY_COLUMNS
     first = rows[0]
     assert (first["problem"], first["states"], first["transitions"], first["h_star_init"]) == ("gripper-n2", "28", "104", "5")
 
 
 def test_old_format_is_refused_with_the_file_named(gripper, tmp_path):
-    arrays = statespace.load(gripper["spaces"] / "gripper-n2.npz")
+    arrays = statespace_file.load(gripper["spaces"] / "gripper-n2.npz")
     meta = json.loads(str(arrays["meta"]))
     old = {k: v for k, v in arrays.items() if k not in ("objects", "statics", "goal")}
     old["meta"] = np.array(json.dumps({**meta, "format": "genplan-statespace/1"}))
     path = tmp_path / "old.npz"
     np.savez_compressed(path, **old)
-    for loader in (statespace.load, StateSpace.load):
+    for loader in (statespace_file.load, StateSpace.load):
         with pytest.raises(GenplanError, match="rerun the statespace rule.*statespace_split") as err:
             loader(path)
         assert str(path) in str(err.value) and "genplan-statespace/1" in str(err.value)
     (tmp_path / "junk.npz").write_text("not numpy")
     with pytest.raises(GenplanError, match="not a state-space file"):
-        statespace.load(tmp_path / "junk.npz")
+        statespace_file.load(tmp_path / "junk.npz")
 
 
 def _follow(space, state, plan):
@@ -139,7 +147,7 @@ def test_same_seed_same_examples_and_ties_broken_at_random(gripper):
 
 
 def test_dead_ends_are_never_drawn(gripper):
-    arrays = statespace.load(gripper["spaces"] / "gripper-n2.npz")
+    arrays = statespace_file.load(gripper["spaces"] / "gripper-n2.npz")
     h = arrays["h_star"].copy()
     far = h == h.max()  # no state needs these as optimal successors
     h[far] = -1

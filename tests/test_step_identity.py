@@ -63,8 +63,7 @@ def digests(name: str, files: dict, out: Path) -> dict:
     tensor's bytes, in the order of their names) and of its log's losses and gradient norms."""
     import torch
 
-    from genplan import registry
-    from genplan import checkpoint
+    from genplan import checkpoint, registry
 
     entry = MODELS[name]
     fam = registry.family(entry["family"])

@@ -13,8 +13,8 @@ import shutil
 import pytest
 from conftest import run_cli
 
-from genplan import stored_plans
-from genplan.evaluation import read_evaluation
+from genplan.formats import stored_plans
+from genplan.formats.evaluation_csv import read_evaluation
 
 EVAL = ("runs", "smoke", "evaluation")
 

@@ -16,15 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from genplan import evaluation, manifest, registry, val
+from genplan import registry, val
 from genplan.configuration import _models_without_validation
 from genplan.errors import GenplanError
+from genplan.evaluation.split import evaluate_split
+from genplan.formats import evaluation_csv, manifest
+from genplan.formats.trajectories import load
 from genplan.models.symt.model import SymTSettings
 from genplan.pddl_io import plan_to_text
 from genplan.planners.base import Problem
 from genplan.planners.search import SearchLimits, gbfs
 from genplan.solve_setup import load_model
-from genplan.stages.trajectories import load, trajectories_split
+from genplan.stages.trajectories import trajectories_split
 
 FIXTURE = Path(__file__).parent / "fixtures" / "typed_courier" / "domain.pddl"
 POOL = 10
@@ -154,9 +157,9 @@ def test_more_objects_than_the_pool_is_a_refused_row_with_its_message(trained, t
     bench, _, ckpt, _ = trained
     out = tmp_path / "evaluation" / "ipc2023" / "courier" / "symt_e" / "seed13" / "easy.gbfs.csv"
     with caplog.at_level(logging.WARNING, logger="genplan"):
-        records = evaluation.evaluate_split(ckpt, bench, "easy", bench.parent.parent.parent / "easy.csv", "gbfs",
+        records = evaluate_split(ckpt, bench, "easy", bench.parent.parent.parent / "easy.csv", "gbfs",
                                             {"search": ENTRY["search"]}, out, benchmark="ipc2023")
-    rows = {r["problem"]: r for r in evaluation.read_evaluation(out)}
+    rows = {r["problem"]: r for r in evaluation_csv.read_evaluation(out)}
     assert rows["p01"]["solved"] == "yes" and rows["p01"]["val"] == "valid"
     big = rows["p02"]  # 12 objects, 10 object tokens
     assert (big["solved"], big["reason"], big["val"], big["plan_length"]) == ("no", "refused", "", "")
@@ -177,7 +180,7 @@ def test_more_objects_than_the_pool_is_a_refused_row_with_its_message(trained, t
     for r in heuristic:
         r["counters"] = json.dumps({"time_limit": 30})
     _write(results / "evaluation" / "ipc2023" / "courier" / "wl_ridge" / "seed13" / "easy.gbfs.csv", heuristic,
-           evaluation.COLUMNS)
+           evaluation_csv.COLUMNS)
     build_report("ipc2023", results, results)
     levels = {r["planner"]: r for r in _csv(results / "tables" / "ipc2023-levels.csv")}
     assert set(levels) == {"symt_e · gbfs", "wl_ridge · gbfs"}

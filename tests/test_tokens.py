@@ -11,8 +11,18 @@ from genplan.errors import GenplanError
 from genplan.pddl_io import parse_domain, parse_problem, problem_to_pddl
 from genplan.stages.generators import generate_size
 from genplan.tokens import (
-    SPECIALS, ActionParser, Renaming, SequenceError, Vocabulary, decode_plan, encode_plan, encode_problem,
-    make_example, object_types, pool_sizes, type_counts,
+    SPECIALS,
+    ActionParser,
+    Renaming,
+    SequenceError,
+    Vocabulary,
+    decode_plan,
+    encode_plan,
+    encode_problem,
+    make_example,
+    object_types,
+    pool_sizes,
+    type_counts,
 )
 
 SIZES = {"blocks": 4, "gripper": 3, "logistics": 2, "visitall": 6}

@@ -13,8 +13,8 @@ from conftest import run_cli
 from test_features import gripper_data, task_of  # noqa: F401  (fixture)
 
 from genplan.errors import GenplanError
-from genplan.models.transition.train import train_model
 from genplan.models.transition.model import TransitionModel, parse_model_name
+from genplan.models.transition.train import train_model
 from genplan.report.collect import missing_reported
 
 LSTM = {"epochs": 12, "batch_size": 2, "lr": 0.01, "checkpoint_every": 2}

@@ -164,7 +164,7 @@ def test_smoke_run_end_to_end(smoke_run):
     assert len(stats) == 8 and all(r["published_problems"] for r in stats)
     assert (res / "tables" / "dataset-statistics.md").read_text().startswith("# Dataset statistics")
     # training, evaluation and report, by content
-    from genplan.evaluation import COLUMNS, read_evaluation
+    from genplan.formats.evaluation_csv import COLUMNS, read_evaluation
     from genplan.registry import load_model
 
     for domain in ("blocks", "gripper"):

@@ -37,7 +37,7 @@ def _with_typing(text: str) -> str:
     return text
 
 
-def _load(domain: str | Path, problem: str | Path):
+def load_task(domain: str | Path, problem: str | Path):
     """pymimir's domain and problem, and the temporary folder that holds the domain file read (None
     when it is `domain` itself): a domain without `:typing` whose problem writes typed objects is
     loaded from a copy with the requirement added (pymimir reads domain files, not text)."""
@@ -59,7 +59,7 @@ class MimirTask:
 
     def __init__(self, domain: str | Path, problem: str | Path):
         try:
-            self.domain, self.problem, self._typed_copy = _load(domain, problem)
+            self.domain, self.problem, self._typed_copy = load_task(domain, problem)
         except Exception as exc:  # pymimir raises RuntimeError with the parser's message
             raise GenplanError(f"pymimir cannot load the problem: {str(exc).splitlines()[0][:300]}", problem) from None
         self.path = Path(problem)

@@ -15,7 +15,7 @@ others), so that no run overwrites another's files:
     <root>/statespaces/<benchmark>/<domain>/<split>.csv    and <split>/*.npz
     <root>/models/<benchmark>/<domain>/<model>/seed<seed>/  model.ckpt, training.csv, summary.json
     <root>/evaluation/<benchmark>/<domain>/<model>/seed<seed>/<split>.<strategy>.csv
-        and <split>.<strategy>.plans.json.gz (every plan found: genplan.stored_plans)
+        and <split>.<strategy>.plans.json.gz (every plan found: genplan.formats.stored_plans)
     <root>/tables/, <root>/figures/, <root>/jobstats/ (Snakemake's per-job time and memory), <root>/logs/
 """
 
@@ -103,7 +103,7 @@ class Layout:
         return self._p("evaluation", benchmark, domain, model, f"seed{seed}", f"{split}.{strategy}.csv")
 
     def evaluation_plans(self, benchmark, domain, model, seed, split, strategy) -> str:
-        """The plans an evaluation found, beside its CSV (genplan.stored_plans)."""
+        """The plans an evaluation found, beside its CSV (genplan.formats.stored_plans)."""
         return self._p("evaluation", benchmark, domain, model, f"seed{seed}", f"{split}.{strategy}.plans.json.gz")
 
     def table(self, name, ext) -> str:

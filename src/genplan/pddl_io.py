@@ -237,7 +237,7 @@ _PARSERS = threading.local()  # one parser a thread: Fast Downward's pool calls 
 
 
 def _domain_parser() -> DomainParser:
-    """The pddl package's domain parser, built once per thread as `_problem_parser` (its grammar costs
+    """The pddl package's domain parser, built once per thread as `problem_parser` (its grammar costs
     about 0.25 s of CPU, which every domain read paid: the domain fuzz target ran 3 inputs a second),
     with a new transformer for each text."""
     parser = getattr(_PARSERS, "domain_parser", None)
@@ -247,7 +247,7 @@ def _domain_parser() -> DomainParser:
     return parser
 
 
-def _problem_parser() -> ProblemParser:
+def problem_parser() -> ProblemParser:
     """The pddl package's problem parser, its Lark grammar built once per thread (a new ProblemParser
     builds it anew: about 0.06 s of CPU, longer than parsing a small problem), with a new transformer
     for each text (the transformer keeps the objects of the problem it last read). Per thread, not per
@@ -265,7 +265,7 @@ def parse_problem(path: str | Path, domain: DomainInfo) -> Task:
     path = Path(path)
     text = read_text(path, "PDDL problem")
     try:
-        prob: _PProblem = _problem_parser()(text)
+        prob: _PProblem = problem_parser()(text)
     except Exception as exc:
         raise GenplanError(f"malformed PDDL problem: {_first_line(exc)}", path) from None
     if prob.domain_name is not None and str(prob.domain_name) != domain.name:

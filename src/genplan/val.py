@@ -13,8 +13,7 @@ from pathlib import Path
 
 from genplan import plan_check
 from genplan.errors import GenplanError
-from genplan.pddl_io import (Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text,
-                              str_to_atom)
+from genplan.pddl_io import Atom, check_problem_header, parse_domain, parse_problem, read_plan, read_text, str_to_atom
 from genplan.tools import val_bin_dir, val_env
 
 _HAPPENING = re.compile(r"^Checking next happening \(time (\d+)\)")

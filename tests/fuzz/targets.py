@@ -25,13 +25,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))  # checkpoint_craft, the crafted torch zips
 
-from genplan import checkpoint, evaluation, pddl_io, registry, stored_plans, tables  # noqa: E402
-from genplan.errors import GenplanError  # noqa: E402
-
 # modules the readers import only when first needed, imported here so that run.py's coverage
 # instrumentation (which sees only what is imported inside it) covers them
-from genplan import checkpoint_numpy  # noqa: E402,F401
+from genplan import (  # noqa: E402
+    checkpoint,
+    checkpoint_numpy,  # noqa: E402,F401
+    pddl_io,
+    registry,
+)
+from genplan.errors import GenplanError  # noqa: E402
 from genplan.features import wl, wlplan_edge  # noqa: E402,F401
+from genplan.formats import evaluation_csv as evaluation_format  # noqa: E402
+from genplan.formats import stored_plans, tables  # noqa: E402
 from genplan.models.heuristic import model as _heuristic_model  # noqa: E402,F401
 
 DOMAINS = sorted((REPO / "src/genplan/domains").glob("*.pddl")) + [REPO / "tests/fixtures/typed_courier/domain.pddl"]
@@ -179,16 +184,16 @@ def _evaluation_row(problem: str, solved: str) -> dict:
 
 
 def evaluation_csv(data: bytes) -> None:
-    """Byte 0 even: an evaluation CSV (genplan.evaluation.read_evaluation); odd: a plans table
-    (genplan.tables.read_csv, as genplan.stages.plans.read_table reads one)."""
+    """Byte 0 even: an evaluation CSV (genplan.formats.evaluation_csv.read_evaluation); odd: a plans table
+    (genplan.formats.tables.read_csv, as genplan.formats.plans_table.read_table reads one)."""
     if not data:
         return
-    read = evaluation.read_evaluation if data[0] % 2 == 0 else (lambda p: tables.read_csv(p, "plans table"))
+    read = evaluation_format.read_evaluation if data[0] % 2 == 0 else (lambda p: tables.read_csv(p, "plans table"))
     _guarded(read, _file(data[1:], "test.gbfs.csv"))
 
 
 def evaluation_seeds() -> list[bytes]:
-    text = tables.csv_text([_evaluation_row("p01", "yes"), _evaluation_row("p02", "no")], evaluation.COLUMNS)
+    text = tables.csv_text([_evaluation_row("p01", "yes"), _evaluation_row("p02", "no")], evaluation_format.COLUMNS)
     plans = "problem,valid,plan_length,planner,time,problem_sha256\np01,yes,6,astar-lmcut,0.1," + "a" * 64 + "\n"
     return [b"\x00" + text.encode(), b"\x01" + plans.encode()]
 
@@ -221,10 +226,10 @@ def model(data: bytes) -> None:
 
 def model_seeds() -> list[bytes]:
     import checkpoint_craft as craft
+    from wlplan.data import DomainDataset
 
     from genplan.features import wlplan_edge as edge
     from genplan.features.wl import WLEncoder
-    from wlplan.data import DomainDataset
 
     encoder = WLEncoder(REPO / "src/genplan/domains/blocks.pddl")
     generator = encoder.new_generator()

@@ -8,7 +8,9 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from genplan import benchmarks, manifest, registry
+from genplan import benchmarks, registry
+
+from genplan.formats import manifest
 from genplan.configuration import check as check_configuration
 from genplan.paths import ALL_SPLITS, EVAL_SPLITS, Layout
 from genplan.report import registry as reports

@@ -25,7 +25,7 @@ def cmd_statespace(a) -> int:
 
 
 def cmd_stats(a) -> int:
-    from genplan import manifest
+    from genplan.formats import manifest
     from genplan.paths import Layout
     from genplan.stages.stats import split_statistics, write_dataset_statistics
 
@@ -63,10 +63,10 @@ def cmd_validate(a) -> int:
 
 
 def _validate_evaluations(paths: list[str], problems: str | None, plans: str | None) -> int:
-    """Re-check every stored plan of the evaluations (genplan.revalidate): one count line per CSV,
+    """Re-check every stored plan of the evaluations (genplan.evaluation.revalidate): one count line per CSV,
     one line per disagreeing or missing problem; 1 if any."""
     from genplan.errors import GenplanError
-    from genplan.revalidate import evaluation_files, recheck
+    from genplan.evaluation.revalidate import evaluation_files, recheck
 
     files = evaluation_files(paths)
     if plans is not None and len(files) != 1:
@@ -89,7 +89,7 @@ def _validate_evaluations(paths: list[str], problems: str | None, plans: str | N
 def _stats_reads(a, results: str):
     """What `stats` reads under --results: each benchmark's problems, each split's plans table and,
     for --statespace-split, its state-space table (an output may be none of them)."""
-    from genplan import manifest
+    from genplan.formats import manifest
     from genplan.paths import Layout
 
     lay = Layout(results)

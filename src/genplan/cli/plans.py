@@ -72,8 +72,8 @@ def cmd_plan(a) -> int:
 def cmd_plan_anytime(a) -> int:
     from genplan.configuration import check_value
     from genplan.paths import ALL_SPLITS
-    from genplan.stages.anytime import anytime_split
     from genplan.processes import Interrupted, interruptible
+    from genplan.stages.anytime import anytime_split
 
     check_value(a.params, ("properties", "planner"), "--params (the planner section)",
                 required=("lama_anytime", "memory_limit_mb"))

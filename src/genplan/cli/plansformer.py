@@ -15,7 +15,7 @@ from genplan.cli.types import json_object as _json
 
 def cmd_plansformer(a) -> int:
     from genplan.errors import GenplanError
-    from genplan.evaluation import evaluate_split
+    from genplan.evaluation.split import evaluate_split
     from genplan.models.plansformer import family
     from genplan.planners.strategies import parse
 

@@ -51,9 +51,9 @@ def cmd_starved(a) -> int:
     from pathlib import Path
 
     from genplan.errors import GenplanError
-    from genplan.report import counting
-    from genplan.evaluation import read_evaluation
+    from genplan.formats.evaluation_csv import read_evaluation
     from genplan.paths import Layout
+    from genplan.report import counting
     from genplan.report.collect import plans_tables
 
     results = Path(a.results)
@@ -77,7 +77,7 @@ COMMANDS = (*COMMANDS, Command(
 
 
 def cmd_import_runs(a) -> int:
-    from genplan.external import import_runs
+    from genplan.evaluation.external import import_runs
 
     records = import_runs(a.benchmark_dir, a.split, a.plans_table, a.runs, a.system, a.model, a.strategy, a.out,
                           a.benchmark, plan_name=a.plan_name, variant=a.variant, seed=a.seed)

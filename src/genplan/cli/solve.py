@@ -103,7 +103,7 @@ def _solve(a) -> int:
 
 def cmd_evaluate(a) -> int:
     from genplan.configuration import check_value
-    from genplan.evaluation import evaluate_split
+    from genplan.evaluation.split import evaluate_split
     from genplan.solve_setup import check_strategy_early
 
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
@@ -129,7 +129,7 @@ def cmd_evaluate(a) -> int:
     from genplan.processes import Interrupted, interruptible
 
     try:
-        with interruptible():  # a signal ends the workers (genplan.parallel_eval), nothing is written
+        with interruptible():  # a signal ends the workers (genplan.evaluation.parallel), nothing is written
             evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
                            benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs,
                            count_loading=budget is None, budget=budget)
@@ -140,7 +140,7 @@ def cmd_evaluate(a) -> int:
 
 
 def _stored_plans_beside(a):
-    from genplan.stored_plans import plans_path
+    from genplan.formats.stored_plans import plans_path
 
     return str(plans_path(a.out))
 

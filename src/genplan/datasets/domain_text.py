@@ -52,7 +52,7 @@ def training_domain(doc: dict, path: str | Path, domain: str) -> tuple[str, obje
     DomainInfo, parsed once from the copy the checkpoint's text maps to; GenplanError unless
     `domain` (the workflow's key) is the key of that domain (genplan.domains.domain_key)."""
     from genplan.domains import domain_key
-    from genplan.stages.trajectories import domain_file
+    from genplan.formats.trajectories import domain_file
 
     with domain_file(doc, path) as dom_path:
         text = Path(dom_path).read_text(encoding="utf-8")

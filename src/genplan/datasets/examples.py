@@ -1,7 +1,7 @@
 """Training examples of the sequence families (PlanGPT, SymT, diffusion) in the package's one
 representation: a `Case` (objects, state, statics, goal, plan from that state), from
 
-- a trajectories document (genplan.stages.trajectories.load): each plan from its initial state
+- a trajectories document (genplan.formats.trajectories.load): each plan from its initial state
   and, with `suffixes`, from every later state along it (`trajectory_cases`);
 - the full state spaces of a split's problems (genplan.datasets.statespace): states sampled
   uniformly, each with one optimal plan (`statespace_cases`)."""
@@ -34,7 +34,7 @@ def _objects(*atom_sets, actions=()) -> tuple[str, ...]:
 
 
 def trajectory_cases(doc: dict, suffixes: bool = True) -> list[Case]:
-    """Cases of a loaded trajectories document (genplan.stages.trajectories.load): each plan (the
+    """Cases of a loaded trajectories document (genplan.formats.trajectories.load): each plan (the
     problem's plan and its `alternatives`, when the file has them) from its initial state, and with
     `suffixes` from every later state too."""
     cases = []

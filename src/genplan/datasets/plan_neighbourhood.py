@@ -93,7 +93,7 @@ def problem_files(doc: dict, trajectories: str | Path, folders: list = ()) -> di
     """problem name -> problem file of every problem of a trajectories document with a plan: from
     the manifests of `folders` (benchmark folders) and of the benchmark folder of the workflow's
     layout (genplan.paths.problems_of_trajectories); GenplanError naming the first problem without one."""
-    from genplan import manifest
+    from genplan.formats import manifest
     from genplan.paths import problems_of_trajectories
     from genplan.resume import file_sha256
 

@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from genplan.errors import GenplanError
+from genplan.formats import statespace as statespace_file
 from genplan.pddl_io import Action, Atom, problem_to_pddl, str_to_atom
-from genplan.stages import statespace as stage
 
 SAMPLE_BY = ("state", "problem", "h")
 
@@ -82,7 +82,7 @@ class StateSpace:
 
     @classmethod
     def load(cls, path: str | Path) -> "StateSpace":
-        return cls(stage.load(path), path)
+        return cls(statespace_file.load(path), path)
 
     def __len__(self) -> int:
         return len(self.h_star)

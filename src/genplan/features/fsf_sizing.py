@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan import manifest
 from genplan.errors import GenplanError
 from genplan.features.base import ProblemView
+from genplan.formats import manifest
 from genplan.paths import problems_of_trajectories
 from genplan.pddl_io import parse_domain, parse_problem
 from genplan.progress import progress

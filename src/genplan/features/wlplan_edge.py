@@ -11,7 +11,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wlplan.feature_generator import Features, get_available_pruning_methods, init_feature_generator, load_feature_generator
+from wlplan.feature_generator import (
+    Features,
+    get_available_pruning_methods,
+    init_feature_generator,
+    load_feature_generator,
+)
 from wlplan.planning import Atom, Domain, Predicate, Problem, Schema, State
 from wlplan.planning import parse_domain as _wl_parse_domain
 

@@ -202,7 +202,7 @@ class SequencePlanner:
             plan = decode_plan(generated, self.renaming, vocab)
         except (GenplanError, ValueError):
             return [], "malformed"
-        reached = _simulate(problem, plan)
+        reached = simulate(problem, plan)
         return plan, ("token_cap" if capped and reached != "goal" else reached)
 
     def _complete_actions(self, generated: list[int]) -> list[int]:
@@ -333,7 +333,7 @@ def _mask(row: torch.Tensor, allowed: set[int]) -> torch.Tensor:
     return mask
 
 
-def _simulate(problem, plan) -> str:
+def simulate(problem, plan) -> str:
     mimir = problem.mimir
     state = mimir.initial_state()
     for action in plan:

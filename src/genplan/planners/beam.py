@@ -148,7 +148,7 @@ class _EmbeddingCache:
         return [self.index[s] for s in states]
 
 
-def _child_plan_text(parent: _Entry, action: Action) -> str:
+def child_plan_text(parent: _Entry, action: Action) -> str:
     item = repr(atom_to_str(action))
     return f"[{item}]" if not parent.plan else f"{parent.plan_text[:-1]}, {item}]"
 
@@ -223,7 +223,7 @@ class _Search:
             dist = np.asarray(self.model.distance(preds[rank], self.cache.matrix[[rows[i] for i in idx]]))
             for i, d in zip(idx, dist):
                 _, action, state, fl = cands[i]
-                scored.append((entry.score + float(d), _child_plan_text(entry, action), rank, action, state, fl))
+                scored.append((entry.score + float(d), child_plan_text(entry, action), rank, action, state, fl))
         scored.sort(key=lambda c: (c[0], c[1]))
         return scored
 

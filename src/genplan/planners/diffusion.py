@@ -191,7 +191,7 @@ class UnmaskPlanner:
 
     # --- reading the plan ----------------------------------------------------------------------
     def _read(self, tokens, renaming, problem) -> tuple[list, str, str]:
-        from genplan.planners.autoregressive import _simulate
+        from genplan.planners.autoregressive import simulate
         from genplan.tokens.sequences import decode_plan
 
         vocab = self.model.vocab
@@ -202,7 +202,7 @@ class UnmaskPlanner:
             plan = decode_plan(tokens[:tokens.index(vocab.end_id) + 1], renaming, vocab)
         except (GenplanError, ValueError) as exc:
             return [], "malformed", str(exc)[:200]
-        return plan, _simulate(problem, plan), ""
+        return plan, simulate(problem, plan), ""
 
     # --- the trace (Table 2) -------------------------------------------------------------------
     def _trace_row(self, step: int, seq: list[int], new: list[int]) -> dict:

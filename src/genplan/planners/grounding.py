@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.mimir import MimirTask, _load
+from genplan.mimir import MimirTask, load_task
 from genplan.pddl_io import read_text
 
 CHECK_EVERY = 1024  # ground actions between two looks at the clock
@@ -95,7 +95,7 @@ def _explore(domain_file: Path, problem_file: Path, deadline: float | None = Non
         relaxed = Path(tmp) / "domain.pddl"
         relaxed.write_text(without_negative_preconditions(read_text(domain_file, "PDDL domain")), encoding="utf-8")
         try:
-            _dom, prob, typed = _load(relaxed, problem_file)
+            _dom, prob, typed = load_task(relaxed, problem_file)
         except Exception as exc:
             raise GenplanError(f"pymimir cannot load the relaxed domain: {str(exc).splitlines()[0][:300]}",
                                domain_file) from None

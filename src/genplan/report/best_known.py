@@ -4,7 +4,7 @@ plan against the best plan of any participant). Sources: every configuration of 
 table (A* + LM-cut, GBFS + FF, LAMA-first, the reference plans shipped with imported instances),
 anytime LAMA's table beside it (`lama_anytime`, run to its time limit on the problems without a
 proven optimum: genplan.stages.anytime; genplan.report.collect.plans_tables appends its rows) and
-every solved row of every evaluation CSV (a solved row's plan is VAL-valid: genplan.evaluation).
+every solved row of every evaluation CSV (a solved row's plan is VAL-valid: genplan.evaluation.split).
 With this reference, quality = best known / plan length never exceeds 1.
 
 Ties go to the earlier source: a plans table's configuration before anytime LAMA (so
@@ -16,15 +16,15 @@ Each best known names the plan set it came from (`source`: the planner configura
 learned plan's `<system> <variant>`) and where that plan is stored (`plan`, relative to the results
 root: `plans/<benchmark>/<domain>/<split>/<problem>.<config>.plan`, anytime LAMA's under
 `<split>.anytime/`; for a learned plan the evaluation's stored plans, `<...>.plans.json.gz#<problem>`,
-genplan.stored_plans). `table_rows` lists them one problem a row (`COLUMNS`: `best_known_source`)."""
+genplan.formats.stored_plans). `table_rows` lists them one problem a row (`COLUMNS`: `best_known_source`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from genplan.formats.stored_plans import plans_path
 from genplan.paths import ANYTIME_SUFFIX
-from genplan.stored_plans import plans_path
 
 PLANNER, LEARNED = "planner", "learned"
 COLUMNS = ["benchmark", "domain", "split", "problem", "best_known", "best_known_kind", "best_known_source",

@@ -8,7 +8,7 @@ Per (benchmark, domain, model, seed) a run reads its training summary (`summary.
 `job_cpu_s`, `optimizer_steps`, `epochs`, `best_epoch`, `best_score`: the validation loss of the
 weights kept, and the training examples: `train_examples`, or `train_sequences` for PlanGPT and
 diffusion) and its evaluation CSVs (coverage = solved / problems per split and strategy, every plan
-VAL-checked: genplan.evaluation). Nothing is filled in: a cell not run reads "–" (empty in the CSV),
+VAL-checked: genplan.evaluation.split). Nothing is filled in: a cell not run reads "–" (empty in the CSV),
 a run without a summary has no CPU time and no point in the figure.
 
 Outputs per system (`BUDGET_SYSTEMS`: symt_e, symt_ed, plangpt, diffusion):
@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.paths import SPLITS, Layout
 from genplan.report import collect, render
 from genplan.report.registry import BUDGET_SYSTEMS, is_budget_model

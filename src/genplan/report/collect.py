@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from genplan.stages import plans as planning
 from genplan.errors import GenplanError
-from genplan.evaluation import read_evaluation
+from genplan.formats import plans_table
+from genplan.formats.evaluation_csv import read_evaluation
+from genplan.formats.tables import read_csv
 from genplan.paths import ALL_SPLITS, Layout
-from genplan.tables import read_csv
 
 SPLITS = tuple(s for s in ALL_SPLITS if s != "train")  # the splits whose plans tables the reports read
 TRAINING = "train"  # the training split: evaluated as a sanity check only (genplan.report.budget)
@@ -28,7 +28,7 @@ REPORTED = (*((k,) for k in SUMMARY_KEYS), ("device",), ("job_time_s",), ("job_c
 
 
 def evaluation_rows(results: Path, training: bool = False) -> list[dict]:
-    """Every row of every evaluation CSV under `results` (genplan.evaluation.COLUMNS), each with
+    """Every row of every evaluation CSV under `results` (genplan.formats.evaluation_csv.COLUMNS), each with
     its `source` file and its `counters` parsed; the training split's (`TRAINING`: a sanity check,
     read by the budget curves, genplan.report.budget) only with `training`, so that no other report
     counts a model's own training problems."""
@@ -53,12 +53,12 @@ def plans_tables(results: Path, anytime: bool = True) -> dict[tuple[str, str, st
     plans = results / "plans"
     for path in sorted(plans.glob("*/*/*.csv")):
         if path.stem in SPLITS:
-            out[(path.parent.parent.name, path.parent.name, path.stem)] = planning.read_table(path)
+            out[(path.parent.parent.name, path.parent.name, path.stem)] = plans_table.read_table(path)
     if anytime:
         for (bench, dom, split), rows in out.items():
             extra = Path(Layout(str(results)).anytime_table(bench, dom, split))
             if extra.is_file():
-                rows.extend(planning.read_table(extra))
+                rows.extend(plans_table.read_table(extra))
     return out
 
 

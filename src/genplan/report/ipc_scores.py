@@ -24,7 +24,7 @@ A classical run's t is its driver's whole run (its Python start, the translation
 Downward's `--overall-time-limit` counts CPU time, so on a loaded machine it ran past T of wall-clock
 (LAMA-first up to 107 s on a 60 s limit in results/ipc2023-cpu), and those plans are `over_budget`. A
 learned run's t is the row's `time` (parsing, grounding, search) plus its `load_time` counter (the
-`genplan evaluate` process's start, imports and model load: genplan.problem_evaluation.process_age);
+`genplan evaluate` process's start, imports and model load: genplan.evaluation.problem.process_age);
 a run whose rows predate that counter has `loading_counted` False and its tables say so.
 
 T comes from the results, never from a constant: a classical run's from the `limits.json` its plans
@@ -44,12 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.evaluation import read_evaluation
+from genplan.formats import plans_table
+from genplan.formats.evaluation_csv import read_evaluation
+from genplan.formats.tables import read_csv
 from genplan.paths import IPC2023_TEST_SPLITS, Layout, parse_evaluation_path
 from genplan.report import counting
 from genplan.report.aggregate import refused_label
-from genplan.stages import plans as planning
-from genplan.tables import read_csv
 
 BENCHMARK, LEVELS = "ipc2023", IPC2023_TEST_SPLITS
 NOT_SCORED = ("reference", "lama_anytime")  # plans table configurations that are not planner runs
@@ -151,7 +151,7 @@ def classical_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> 
     for path in sorted((results / "plans" / benchmark).glob("*/*.csv")):
         if path.stem not in levels:
             continue
-        domain, level, table = path.parent.name, path.stem, planning.read_table(path)
+        domain, level, table = path.parent.name, path.stem, plans_table.read_table(path)
         problems = {r["problem"] for r in table}
         limits = declared_limits(Path(lay.plans_dir(benchmark, domain, level)))
         for config in dict.fromkeys(r["config"] for r in table):

@@ -24,7 +24,8 @@ import logging
 from collections import defaultdict
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.report.ipc_scores import FD, Run
 
 log = logging.getLogger("genplan")

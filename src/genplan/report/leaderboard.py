@@ -42,13 +42,13 @@ import csv
 import statistics
 from pathlib import Path
 
-from genplan import atomic, registry, tables
+from genplan import atomic, registry
+from genplan.formats import plans_table, tables
 from genplan.paths import Layout
 from genplan.report import aggregate, collect, counting, render
 from genplan.report import best_known as known
 from genplan.report.ipc_scores import budgets, declared_limits, read_bounds
 from genplan.report.registry import BOUNDED
-from genplan.stages import plans as planning
 
 COLUMNS = ["benchmark", "domain", "split", "system", "variant", "model", "strategy", "coverage", "n_solved",
            "n_problems", "n_seeds", "quality", "ipc_score", "mean_length", "median_time_s", "parameters",
@@ -145,7 +145,7 @@ def fast_downward_rows(results: Path, best_all: dict[tuple, int]) -> list[dict]:
     for (bench, dom, split), table in collect.plans_tables(results).items():
         if split not in SPLIT_ORDER:
             continue
-        best = {p: best_all[(bench, dom, split, p)] for p in planning.best_known_lengths(table)}
+        best = {p: best_all[(bench, dom, split, p)] for p in plans_table.best_known_lengths(table)}
         problems = {r["problem"] for r in table}
         declared = declared_limits(Path(Layout(str(results)).plans_dir(bench, dom, split)))
         for config in FD_CONFIGS:

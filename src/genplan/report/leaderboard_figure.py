@@ -31,7 +31,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib import colors
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.paths import Layout
 
 FD = "fast_downward"

@@ -13,7 +13,7 @@ cannot be improved: it is not run and its row says `skipped-optimal`; one A* pro
 is not run either (`skipped-unsolvable`). So the table has exactly one row per problem of the
 split, and one can read from it which problems were run and why the others were not.
 
-Outputs, beside the plans stage's and in its format (genplan.stages.plans.COLUMNS, config
+Outputs, beside the plans stage's and in its format (genplan.formats.plans_table.COLUMNS, config
 `lama_anytime`): the table `<split>.anytime.csv` and the folder `<split>.anytime/` of
 `<problem>.lama_anytime.plan` files (genplan.paths.Layout.anytime_table / anytime_dir); the
 folder is written first and the table last, atomically, and an interruption leaves neither. The
@@ -25,13 +25,14 @@ import logging
 import shutil
 from pathlib import Path
 
-from genplan import atomic, manifest
+from genplan import atomic
 from genplan.errors import GenplanError
+from genplan.formats import manifest, plans_table
+from genplan.formats.tables import csv_text
+from genplan.processes import run_pool
 from genplan.progress import progress
 from genplan.stages import plans as planning
-from genplan.processes import run_pool
 from genplan.stages.fast_downward import run_fast_downward
-from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
@@ -53,7 +54,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
     """problem -> its plans-table row of A* + LM-cut where that row is a proof (optimal plan or
     unsolvable). GenplanError naming the plans table when it lacks a column, or when its problems
     are not the split's (a table of another split or an older benchmark)."""
-    missing_cols = set(planning.REQUIRED) - set(table[0]) if table else set()
+    missing_cols = set(plans_table.REQUIRED) - set(table[0]) if table else set()
     if missing_cols:
         raise GenplanError(f"not a plans table: no column(s) {sorted(missing_cols)}", where)
     split = [r["problem"] for r in rows]
@@ -65,7 +66,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
                 else f"rows for problem(s) {extra[:5]} that the split does not have")
         raise GenplanError(f"{what}: this plans table was not made from this benchmark's split "
                            "(rerun `genplan plan` on it)", where)
-    planning.check_problem_hashes(table, rows, where)
+    plans_table.check_problem_hashes(table, rows, where)
     return {r["problem"]: r for r in table if r["config"] == "astar_lmcut" and r["status"] in SKIPPED}
 
 
@@ -100,7 +101,7 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
-    proven = proofs(rows, planning.read_table(plans_table), plans_table)
+    proven = proofs(rows, plans_table.read_table(plans_table), plans_table)
     todo = [r for r in rows if r["problem"] not in proven]
     limit, mem = cfg[CONFIG]["time_limit"], cfg["memory_limit_mb"]
     table: list[dict] = []
@@ -116,8 +117,8 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
             publishing = True
         index = {r["problem"]: i for i, r in enumerate(rows)}
         table.sort(key=lambda r: index[r["problem"]])
-        table = planning.with_hashes(table, rows)
-        atomic.write_text(out_table, csv_text(table, planning.COLUMNS))
+        table = plans_table.with_hashes(table, rows)
+        atomic.write_text(out_table, csv_text(table, plans_table.COLUMNS))
     except BaseException:
         if publishing:  # cut short between the two renames: no folder without its table
             shutil.rmtree(out_dir, ignore_errors=True)

@@ -28,7 +28,8 @@ from genplan.domains import domain_key
 from genplan.errors import GenplanError
 from genplan.paths import FOLDER_SPLITS
 from genplan.pddl_io import parse_domain, parse_problem
-from genplan.stages.ipc_import import _canonical, copy_problems, checksums as read_checksums
+from genplan.stages.ipc_import import canonical_form, copy_problems
+from genplan.stages.ipc_import import checksums as read_checksums
 
 log = logging.getLogger("genplan")
 CHECKSUMS = "checksums.sha256"  # in the benchmark folder written: what was read, recorded
@@ -106,7 +107,7 @@ def scan(domain: str, source: str | Path, layout: str, splits: dict[str, list[st
     for split, path, plan in found:
         task = parse_problem(_checked(path, root, sums, seen), dom)
         rows.append({"problem": path.stem, "split": split, "file": f"{split}/{path.name}", "size": task.num_objects,
-                     "num_objects": task.num_objects, "seed": "", "canonical": _canonical(task), "source": path,
+                     "num_objects": task.num_objects, "seed": "", "canonical": canonical_form(task), "source": path,
                      "plan": _checked(plan, root, sums, seen) if plan is not None else None})
     return dom_file, rows, seen
 

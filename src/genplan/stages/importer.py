@@ -16,11 +16,12 @@ import urllib.request
 from importlib import resources
 from pathlib import Path
 
-from genplan import atomic, manifest
+from genplan import atomic
 from genplan.domains import check_domain
 from genplan.errors import GenplanError
-from genplan.stages.generators import size_parameter
+from genplan.formats import manifest
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem
+from genplan.stages.generators import size_parameter
 
 log = logging.getLogger("genplan")
 

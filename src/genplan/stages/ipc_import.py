@@ -25,12 +25,13 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-from genplan import atomic, manifest
+from genplan import atomic
 from genplan.benchmarks import BUILTIN
 from genplan.errors import GenplanError
+from genplan.formats import manifest
+from genplan.formats.tables import csv_text
 from genplan.paths import IPC2023_TEST_SPLITS
 from genplan.pddl_io import atom_to_str, parse_domain, parse_problem
-from genplan.tables import csv_text
 
 log = logging.getLogger("genplan")
 
@@ -84,7 +85,7 @@ def _check_no_extra(source: Path, domain: str, sums: dict[str, str]) -> None:
                     source / domain, shown)
 
 
-def _canonical(task) -> str:
+def canonical_form(task) -> str:
     text = "\n".join(sorted(atom_to_str(a) for a in task.init | task.statics)) + "\n|" + \
         "\n".join(sorted(atom_to_str(a) for a in task.goal))
     return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -127,7 +128,7 @@ def _problems(source: Path, domain: str, sums: dict[str, str]) -> tuple[object, 
             rows.append({
                 "problem": Path(name).stem, "split": split, "file": f"{split}/{name}",
                 "size": task.num_objects, "num_objects": task.num_objects, "seed": "",
-                "canonical": _canonical(task), "source": path,
+                "canonical": canonical_form(task), "source": path,
                 "plan": _verified(source, plan_rel, sums) if plan_rel in sums else None,
             })
     return dom_file, rows

@@ -10,19 +10,11 @@ from pathlib import Path
 
 from genplan import atomic, outputs
 from genplan.errors import GenplanError
+from genplan.formats.plans_table import COLUMNS, with_hashes
+from genplan.formats.tables import csv_text
 from genplan.processes import run_pool
 from genplan.stages.fast_downward import plan_with_fallback, run_fast_downward
-from genplan.stages.plans import (
-    COLUMNS,
-    NOT_PLANNED,
-    PLANNERS,
-    MalformedProblems,
-    not_planned_rows,
-    parse_problems,
-    record_runs,
-    with_hashes,
-)
-from genplan.tables import csv_text
+from genplan.stages.plans import NOT_PLANNED, PLANNERS, MalformedProblems, not_planned_rows, parse_problems, record_runs
 
 log = logging.getLogger("genplan")
 TABLE_NAME = "plans.csv"  # `plan_files`' table, inside its output folder

@@ -5,7 +5,7 @@ same names (a table without them gave other problems' lengths as best known: qua
 
 Where the hashes come from, one of:
 - `--evaluations FOLDER`: the stored plans of the evaluations of the same split under FOLDER
-  (genplan.stored_plans records the SHA-256 of every problem file an evaluation planned). In the
+  (genplan.formats.stored_plans records the SHA-256 of every problem file an evaluation planned). In the
   pipeline a split's plans and its evaluations read one problems folder, and the plans stage reruns
   whenever that folder is remade, so the evaluated files are the planned ones. Every document must
   agree on each problem's hash, and every problem of the table must have one.
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan import stored_plans
 from genplan.errors import GenplanError
+from genplan.formats import stored_plans
+from genplan.formats.plans_table import HASH, read_table
+from genplan.formats.tables import csv_text
 from genplan.paths import parse_evaluation_path
-from genplan.stages.plans import HASH, read_table
-from genplan.tables import csv_text
 
 
 def hashes_from_evaluations(folder: str | Path, split: str) -> dict[str, str]:
@@ -57,7 +57,7 @@ def _split_of(path: Path) -> str | None:
 
 def hashes_from_folder(benchmark_dir: str | Path, split: str) -> dict[str, str]:
     """problem -> SHA-256 of each problem file of `split` in a benchmark folder's manifest."""
-    from genplan import manifest
+    from genplan.formats import manifest
 
     rows = manifest.read(Path(benchmark_dir), split)
     if not rows:

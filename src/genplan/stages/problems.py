@@ -17,13 +17,21 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from genplan import manifest
 from genplan.atomic import output_dir
-from genplan.manifest import SPLITS
 from genplan.domains import domain_file
-from genplan.stages.generators import (MAX_PROBLEMS_PER_SPLIT, GeneratorError, Problem, count, generate_size,
-                                       generator_params, max_size, parse_sizes)
+from genplan.formats import manifest
+from genplan.formats.manifest import SPLITS
 from genplan.pddl_io import parse_domain, problem_to_pddl
+from genplan.stages.generators import (
+    MAX_PROBLEMS_PER_SPLIT,
+    GeneratorError,
+    Problem,
+    count,
+    generate_size,
+    generator_params,
+    max_size,
+    parse_sizes,
+)
 
 log = logging.getLogger(__name__)
 

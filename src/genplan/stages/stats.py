@@ -9,10 +9,12 @@ import statistics
 from importlib import resources
 from pathlib import Path
 
-from genplan import atomic, manifest
+from genplan import atomic
+from genplan.formats import manifest
+from genplan.formats.plans_table import best_known_lengths, check_problem_hashes, read_table
+from genplan.formats.tables import compress_ints, markdown, write_csv
 from genplan.paths import ALL_SPLITS
-from genplan.stages.plans import MAIN_CONFIGS, best_known_lengths, check_problem_hashes, read_table
-from genplan.tables import compress_ints, markdown, write_csv
+from genplan.stages.plans import MAIN_CONFIGS
 
 COLUMNS = [
     "benchmark", "domain", "split", "problems", "sizes", "objects_min", "objects_median", "objects_max",

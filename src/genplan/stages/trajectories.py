@@ -13,26 +13,23 @@ genplan.datasets.plan_neighbourhood) refuses a file of other content under the s
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import logging
-import tempfile
-import zlib
 from pathlib import Path
 
-from genplan import atomic, manifest, val
+from genplan import atomic, val
 from genplan.errors import GenplanError
+from genplan.formats import manifest
+from genplan.formats.plans_table import check_problem_hashes, check_split_problems
+from genplan.formats.tables import read_csv
+from genplan.formats.trajectories import document
 from genplan.mimir import MimirTask
-from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan, read_text
+from genplan.pddl_io import atom_to_str, parse_domain, parse_problem, read_plan
 from genplan.progress import progress
 from genplan.resume import file_sha256
-from genplan.stages.plans import check_problem_hashes, check_split_problems
-from genplan.tables import read_csv
 
 log = logging.getLogger("genplan")
-FORMAT = "genplan-trajectories/2"
-RERUN = "rerun the `trajectories` rule for it (snakemake -f FILE) or `genplan trajectories`"
 
 
 def trajectory(domain_path: Path, problem_path: Path, plan_path: Path) -> dict:
@@ -72,13 +69,6 @@ def trajectory(domain_path: Path, problem_path: Path, plan_path: Path) -> dict:
         "actions": [atom_to_str(a) for a in actions],
         "states": [sorted(atom_to_str(a) for a in s) for s in states],
     }
-
-
-def document(split: str, domain: str | Path, problems: list[dict], without_plan: list[dict]) -> dict:
-    """The trajectories file's content (format 2): the domain's text travels with the data."""
-    text = read_text(domain, "PDDL domain")
-    return {"format": FORMAT, "split": split, "domain_file": str(domain), "domain_name": parse_domain(domain).name,
-            "domain_pddl": text, "problems": problems, "without_plan": without_plan}
 
 
 def alternatives(domain: Path, problem_path: Path, plans_dir: Path, problem: str, main: dict) -> list[dict]:
@@ -132,39 +122,3 @@ def trajectories_split(benchmark_dir: str | Path, split: str, plans_dir: str | P
     return doc
 
 
-def load(path: str | Path) -> dict:
-    """A trajectories file of format 2; GenplanError naming the file when it is not one."""
-    path = Path(path)
-    if not path.is_file():
-        raise GenplanError("trajectories file not found", path)
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except UnicodeDecodeError:
-        raise GenplanError("not a trajectories file: its content is not UTF-8 text", path) from None
-    except (OSError, EOFError, zlib.error, json.JSONDecodeError) as exc:
-        raise GenplanError(f"not a trajectories file (gzip JSON): {exc}", path) from None
-    fmt = doc.get("format") if isinstance(doc, dict) else None
-    if fmt != FORMAT:
-        raise GenplanError(f"unknown trajectories format {fmt!r}; expected {FORMAT!r}", path)
-    needed = {"problems": list, "domain_file": str, "domain_pddl": str}
-    for key, kind in needed.items():
-        if not isinstance(doc.get(key), kind):
-            raise GenplanError(f"trajectories file without a valid {key!r}; {RERUN.replace('FILE', str(path))}", path)
-    return doc
-
-
-@contextlib.contextmanager
-def domain_file(doc: dict, path: str | Path):
-    """A domain file of a loaded trajectories document, for readers that need a file: its stored
-    text written to a temporary file (removed afterwards)."""
-    path = Path(path)
-    with tempfile.TemporaryDirectory(prefix="genplan-domain-") as tmp:
-        target = Path(tmp) / "domain.pddl"
-        target.write_text(doc["domain_pddl"], encoding="utf-8")
-        try:
-            parse_domain(target)
-        except GenplanError as exc:
-            raise GenplanError(f"the domain stored in the trajectories file is not valid PDDL: {exc.message}",
-                               path) from None
-        yield target

@@ -50,10 +50,10 @@ def _declared_types(path: str, mtime: float, size: int) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=256)
 def _problem_types(path: str, mtime: float, size: int) -> dict[str, str]:
-    from genplan.pddl_io import _problem_parser  # the grammar built once per thread
+    from genplan.pddl_io import problem_parser  # the grammar built once per thread
 
     try:
-        problem = _problem_parser()(read_text(path, "PDDL problem"))
+        problem = problem_parser()(read_text(path, "PDDL problem"))
     except GenplanError:
         raise
     except Exception as exc:

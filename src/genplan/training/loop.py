@@ -69,12 +69,12 @@ def validation_loss(loss_fn: Callable, batches: Iterable) -> Callable[[nn.Module
 
     def select(model: nn.Module) -> float:
         model.eval()
-        losses = [_split(loss_fn(model, b))[0].item() for b in batches]
+        losses = [loss_and_parts(loss_fn(model, b))[0].item() for b in batches]
         return sum(losses) / max(len(losses), 1)
     return select
 
 
-def _split(out) -> tuple[torch.Tensor, dict]:
+def loss_and_parts(out) -> tuple[torch.Tensor, dict]:
     return out if isinstance(out, tuple) else (out, {})
 
 
@@ -256,7 +256,7 @@ class Trainer:
         if self.deferred:
             return self._deferred_step(batch, tally)
         with self.autocast(), self._compiled_forward():
-            loss, extra = _split(self.loss_fn(self.model, batch))
+            loss, extra = loss_and_parts(self.loss_fn(self.model, batch))
         value = loss.item()
         if not math.isfinite(value):
             self.skip("nonfinite_loss", value)
@@ -278,7 +278,7 @@ class Trainer:
 
     def _deferred_step(self, batch, tally: EpochTally) -> bool:
         with self.autocast(), self._compiled_forward():
-            loss, extra = _split(self.loss_fn(self.model, batch))
+            loss, extra = loss_and_parts(self.loss_fn(self.model, batch))
         self._drop_grads()
         loss.backward()
         norm = self._grad_norm()

@@ -208,8 +208,8 @@ class DiffusionModel:
     @classmethod
     def from_envelope(cls, env: dict, path) -> "DiffusionModel":
         from genplan.datasets.domain_text import domain_of_text
-        from genplan.nn.transformer import TransformerConfig
         from genplan.models.diffusion.atoms import AtomVocabulary
+        from genplan.nn.transformer import TransformerConfig
         from genplan.tokens.vocab import Vocabulary
 
         try:

@@ -52,7 +52,7 @@ def _cases(files: dict, settings: DiffusionSettings, seed: int):
     """Training cases (sampled states), validation cases (the validation problems' plans) and the
     trajectories document of the training split and its file (for the domain)."""
     from genplan.datasets.examples import statespace_cases, trajectory_cases
-    from genplan.stages.trajectories import load
+    from genplan.formats.trajectories import load
 
     train, val = files.get("train", []), files.get("validation", [])
     tables, trajs, vtrajs = _files(train, ".csv"), _files(train, ".json.gz"), _files(val, ".json.gz")

@@ -58,7 +58,7 @@ def read(domain: str, files: dict, enc_opts: dict):
     from genplan.datasets.plan_neighbourhood import problem_files
     from genplan.domains import domain_key
     from genplan.features.wl import WLEncoder
-    from genplan.stages.trajectories import domain_file, load
+    from genplan.formats.trajectories import domain_file, load
 
     traj, folders = _inputs(files)
     doc = load(traj)
@@ -78,9 +78,9 @@ def plan_data(name: str, doc: dict, traj: Path, problems: dict, encoder, learner
     from wlplan.data import DomainDataset, ProblemDataset
 
     from genplan.datasets.plan_neighbourhood import neighbourhood, plan_actions
+    from genplan.formats.trajectories import domain_file
     from genplan.models.heuristic.model import MimirStates
     from genplan.planners.base import Problem
-    from genplan.stages.trajectories import domain_file
 
     rank = learner == "rank"
     rng = np.random.default_rng(seed)

@@ -102,7 +102,7 @@ def _read(domain: str, files: dict, enc_opts: dict):
     from genplan.datasets.statespace import load_split
     from genplan.domains import domain_key
     from genplan.features.wl import WLEncoder
-    from genplan.stages.trajectories import domain_file, load
+    from genplan.formats.trajectories import domain_file, load
 
     tables = _files(files.get("train", []), ".csv")
     trajs = _files(files.get("train", []), ".json.gz")
@@ -209,8 +209,7 @@ def _from_statespaces(name, domain, files, learner, opts, enc_opts, seed, thread
 
 def _from_plans(name, domain, files, learner, opts, enc_opts, seed, threads, device):
     """The plan states with their plan length to go and, for `rank`, their siblings (from_plans)."""
-    from genplan.models.heuristic import from_plans
-    from genplan.models.heuristic import XGB_FROM_PLANS
+    from genplan.models.heuristic import XGB_FROM_PLANS, from_plans
 
     if learner == "xgb":
         raise GenplanError(XGB_FROM_PLANS)
@@ -235,8 +234,8 @@ def train_heuristic(name: str, entry: dict, domain: str, files: dict, seed: int,
     """One training job (genplan.training.job: the same envelope, log, summary and clock as every
     family's); returns the summary."""
     from genplan import checkpoint
+    from genplan.formats.trajectories import load
     from genplan.models.heuristic.model import HeuristicModel
-    from genplan.stages.trajectories import load
     from genplan.training.job import Job
 
     job = Job("heuristic", name, domain, seed, out, log_csv, summary_json, threads, device)
@@ -296,9 +295,10 @@ def _validation_scores(model, files: list, load) -> dict:
     trajs = _files(files, ".json.gz")
     if not trajs:
         return {}
-    from genplan.features.base import ProblemView, record_states
-    from genplan.features import wlplan_edge as edge
     from wlplan.data import DomainDataset, ProblemDataset
+
+    from genplan.features import wlplan_edge as edge
+    from genplan.features.base import ProblemView, record_states
 
     doc = load(trajs[0])
     enc, falls, steps, sq, n = model.encoder, 0, 0, 0.0, 0

@@ -40,7 +40,7 @@ def _split_files(files: list, suffix: str) -> list[Path]:
 def _cases(files: list, settings: PlanGPTSettings, seed: int, split: str) -> tuple[list, dict, str, Path]:
     """Cases of one split, the trajectories document (for its domain), the protocol used and the
     file the cases came from (for messages)."""
-    from genplan.stages.trajectories import load
+    from genplan.formats.trajectories import load
 
     trajs = _split_files(files, ".json.gz")
     if not trajs:
@@ -174,7 +174,7 @@ def _val_loss(m, ids: list, masks: list, batch_size: int, pad_id: int, dev) -> f
 def _validation_problems(files: list, limit: int) -> list:
     """Problem files of the validation split (for CES), from the trajectories file's records and
     the benchmark folder beside the results layout: <root>/problems/<benchmark>/<domain>/."""
-    from genplan import manifest
+    from genplan.formats import manifest
     from genplan.paths import problems_of_trajectories
     from genplan.planners.base import Problem
 

@@ -1,7 +1,7 @@
 """Plansformer (Pallagani et al. 2022, arXiv:2212.08681) as a baseline row: a pretrained CodeT5
 model that a user has on disk (a Hugging Face folder: `config.json` of a T5, the weights, the tokenizer),
 loaded with `transformers` without the network, planning through the one planner interface so that
-`genplan.evaluation` VAL-checks and records its plans as every family's (`genplan plansformer`, which
+`genplan.evaluation.split` VAL-checks and records its plans as every family's (`genplan plansformer`, which
 hands `evaluate_split` this module's planner).
 
 Genplan does not train it: it is no family of the registry (no schema, training or workflow rule),
@@ -210,7 +210,7 @@ def read_answer(answer: str, problem) -> tuple[list, str]:
     simulating the plan with pymimir; the empty plan where the answer is `malformed`."""
     from genplan.models.plansformer.prompt import read_plan_text
     from genplan.pddl_io import parse_domain
-    from genplan.planners.autoregressive import _simulate
+    from genplan.planners.autoregressive import simulate
 
     try:
         plan = read_plan_text(answer)
@@ -219,4 +219,4 @@ def read_answer(answer: str, problem) -> tuple[list, str]:
     actions = parse_domain(problem.domain_file).actions
     if any(actions.get(a[0]) != len(a) - 1 for a in plan):
         return [], "malformed"  # not a list of the domain's actions with their arities
-    return plan, _simulate(problem, plan)
+    return plan, simulate(problem, plan)

@@ -157,7 +157,7 @@ def _cases(files: dict, settings: SymTSettings, seed: int):
     """Training cases (sampled states, or with `data: plans` the plan states) and their counts,
     validation cases, the training split's trajectories document and its file (for the domain)."""
     from genplan.datasets.examples import statespace_cases
-    from genplan.stages.trajectories import load
+    from genplan.formats.trajectories import load
 
     if settings.train.data == "plans":
         return _plan_cases(files, settings, seed)
@@ -179,8 +179,8 @@ def _cases(files: dict, settings: SymTSettings, seed: int):
 
 def _plan_cases(files: dict, settings: SymTSettings, seed: int):
     """`_cases` with `train: {data: plans}` (genplan.models.symt.plan_data): no state space."""
+    from genplan.formats.trajectories import load
     from genplan.models.symt.plan_data import plan_cases, plan_inputs
-    from genplan.stages.trajectories import load
 
     traj, val_traj = plan_inputs(files)
     doc = load(traj)

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan.planners import strategies
-
 from genplan.models.transition import PLANNING_KEYS  # noqa: F401 (the registry reads it here)
+from genplan.planners import strategies
 
 
 def identity(settings: dict) -> tuple[str, str]:

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from genplan import checkpoint
+from genplan.datasets.trajectories import MODES
 from genplan.errors import GenplanError
 from genplan.features import ENCODERS, Encoder, encoder_from_dict
-from genplan import checkpoint
 from genplan.models.boosters import booster_from_bytes
 from genplan.models.transition import lstm, xgb
-from genplan.datasets.trajectories import MODES
 
 LEARNERS = ("lstm", "xgb")
 

@@ -18,9 +18,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from genplan.errors import GenplanError
+from genplan.formats.trajectories import domain_file as domain_file_of
+from genplan.formats.trajectories import load as load_trajectories
 from genplan.pddl_io import parse_domain
-from genplan.stages.trajectories import domain_file as domain_file_of
-from genplan.stages.trajectories import load as load_trajectories
 
 log = logging.getLogger("genplan")
 

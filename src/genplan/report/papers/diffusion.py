@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.report import aggregate, collect, render
 from genplan.report.published import Published
 

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.paths import Layout
 from genplan.report import ipc_figure, ipc_scores, lab_report, render
 from genplan.report.published import ipc2023_anchors

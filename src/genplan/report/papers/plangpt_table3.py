@@ -29,7 +29,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.report import ipc_scores, render
 from genplan.report.published import Published
 from genplan.report.registry import PAPERS_BENCHMARKS

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
 from genplan.domains import DOMAINS
+from genplan.formats import tables
 from genplan.planners import strategies
 from genplan.report import aggregate, collect, figures, render
 from genplan.report.best_known import COLUMNS as BEST_KNOWN_COLUMNS

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genplan import atomic, tables
+from genplan import atomic
+from genplan.formats import tables
 from genplan.paths import EVAL_SPLITS
 from genplan.report import aggregate, collect, render
 from genplan.report.notes import MARK

@@ -49,8 +49,17 @@ class Problem:
 
 
 # The modules import Problem from here, so they are imported once it is defined.
-from genplan.stages.generators import blocks, gripper, logistics, visitall  # noqa: E402
-from genplan.stages.generators import depots, driverlog, floortile, satellite, zenotravel  # noqa: E402
+from genplan.stages.generators import (  # noqa: E402  # noqa: E402
+    blocks,
+    depots,
+    driverlog,
+    floortile,
+    gripper,
+    logistics,
+    satellite,
+    visitall,
+    zenotravel,
+)
 
 GENERATORS = {"blocks": blocks, "gripper": gripper, "logistics": logistics, "visitall": visitall,
               "depots": depots, "driverlog": driverlog, "floortile": floortile, "satellite": satellite,

@@ -12,13 +12,13 @@ quality, time, steps, model_calls, and `counters`: a JSON object of the family's
 (states_expanded, tokens_generated, embedded, ...; a refused problem's message).
 
 Beside the CSV, `<split>.<strategy>.plans.json.gz` stores every plan the planner returned, VAL-valid
-or not, with the SHA-256 of the domain and problem files (genplan.stored_plans); `genplan validate
---evaluation` checks them again (genplan.revalidate). Both files are written atomically, the plans
+or not, with the SHA-256 of the domain and problem files (genplan.formats.stored_plans); `genplan validate
+--evaluation` checks them again (genplan.evaluation.revalidate). Both files are written atomically, the plans
 first: a CSV never stands without its plans.
 
 `jobs` > 1 (`genplan evaluate --jobs N`, the rule's `threads`): N problems planned at once in worker
-processes (genplan.parallel_eval), the same rows in the manifest's order and the same plans. One
-problem's row is genplan.problem_evaluation's, which both use.
+processes (genplan.evaluation.parallel), the same rows in the manifest's order and the same plans. One
+problem's row is genplan.evaluation.problem's, which both use.
 
 Each problem's record is saved as it finishes to `<out>.partial/` (genplan.resume): a job killed
 (or failed) after k problems, rerun with the same checkpoint, settings and inputs, plans only the
@@ -28,28 +28,21 @@ others; the sidecar is removed once both outputs are written.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-import json
 import logging
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from genplan import atomic, manifest, resume, stored_plans, tables
+from genplan import atomic, resume
 from genplan.errors import GenplanError
-from genplan.problem_evaluation import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
+from genplan.evaluation.problem import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
+from genplan.formats import manifest, plans_table, stored_plans, tables
+from genplan.formats.evaluation_csv import COLUMNS
 from genplan.progress import progress
 from genplan.stages import plans as planning
 
 log = logging.getLogger("genplan")
-
-COLUMNS = [
-    "benchmark", "domain", "split", "system", "variant", "model", "seed", "strategy",
-    "problem", "size", "num_objects", "horizon", "solved", "reason", "val", "plan_length",
-    "best_known", "quality", "time", "steps", "model_calls", "counters",
-]
 
 
 def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str, plans_table: str | Path,
@@ -57,14 +50,14 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
                    seed: str | None = None, model=None, out_plans: str | Path | None = None,
                    jobs: int = 1, planner=None, count_loading: bool = False, budget=None) -> list[dict]:
     """Evaluate one (model, seed, split, strategy) job and write its CSV and its stored plans
-    (`out_plans`, default beside the CSV: genplan.stored_plans.plans_path) atomically. `settings`
+    (`out_plans`, default beside the CSV: genplan.formats.stored_plans.plans_path) atomically. `settings`
     are the model entry's planning settings (transition: `decode`); `model` a model held in memory;
     `planner` one the caller built for `model` and `strategy` (a model of no registered family:
     `genplan plansformer`), else the model's family builds it;
     `strategy` None: the model's family's default (`resolve_strategy`). The plans table is checked
     against the split before the model loads. Each returned record has the CSV's columns and
     `plan`, the planner's plan as action strings (None where refused). `jobs` > 1: that many problems
-    planned at once, each worker process loading `checkpoint` (genplan.parallel_eval; not with `model`);
+    planned at once, each worker process loading `checkpoint` (genplan.evaluation.parallel; not with `model`);
     the same records in the manifest's order. The problems a killed run of the same job finished
     (its sidecar `<out>.partial/`, genplan.resume; not with `model`) are not planned again.
     `count_loading` (the `genplan evaluate` command, a process of its own): each row's counters get
@@ -75,12 +68,12 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     problem's own parsing is in its `time`. A budget can then count loading as Fast Downward's wall time
     does (genplan.report.ipc_scores); in a longer-lived process the age would not be loading.
     `budget` (a genplan.limits.Limits): the resource protocol instead: every problem planned by a
-    fresh process of its own under those limits, `jobs` at once (genplan.isolated), each row's counters
+    fresh process of its own under those limits, `jobs` at once (genplan.evaluation.isolated), each row's counters
     with the CPU and wall seconds and peak memory of its whole run, loading included."""
     started, importing = process_age() if count_loading else None, time.perf_counter()
     from genplan.domains import domain_key
-    from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
     from genplan.registry import planner as make_planner
+    from genplan.solve_setup import load_model, resolve_strategy  # pymimir, torch: not needed by the report
 
     imported = time.perf_counter() - importing
 
@@ -97,7 +90,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     rows = manifest.read(benchmark_dir, split)
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
-    best = planning.best_known_lengths(_read_plans_table(plans_table, rows, split))
+    best = plans_table.best_known_lengths(read_plans_table(plans_table, rows, split))
     # an unreadable problem file (emptied, cut short, not UTF-8) was a `refused` row, counted as the
     # model's failure; a well-formed problem of another domain stays the planner's to refuse
     # (tests/test_evaluate_parallel.py's gx)
@@ -138,15 +131,15 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         if resumable:
             sidecar.save(tasks[i][0]["problem"], keys[tasks[i][0]["problem"]], rec)
 
-    if budget is not None:  # a process a problem, under the resource protocol (genplan.isolated)
-        from genplan import isolated
+    if budget is not None:  # a process a problem, under the resource protocol (genplan.evaluation.isolated)
+        from genplan.evaluation import isolated
 
         mine = [tasks[i] for i in todo]
         results = isolated.evaluate_rows(checkpoint, domain, strategy, settings, mine, budget, jobs)
         with contextlib.closing(results):
             for j, rec in progress(results, total=len(mine), desc=f"{desc} (protocol: {budget.describe()})"):
                 finished(todo[j], rec)
-    elif jobs > 1:  # worker processes, each loading the checkpoint (genplan.parallel_eval)
+    elif jobs > 1:  # worker processes, each loading the checkpoint (genplan.evaluation.parallel)
         _in_workers(checkpoint, domain, strategy, settings, tasks, todo, jobs, desc, finished, count_loading)
     else:
         for i in progress(todo, total=len(todo), desc=desc):
@@ -165,7 +158,7 @@ def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: 
                 jobs: int, desc: str, finished, count_loading: bool = False) -> None:
     """The tasks of `tasks` indexed by `todo` planned `jobs` at once in worker processes;
     `finished(index, record)` as each comes back."""
-    from genplan.parallel_eval import evaluate_rows
+    from genplan.evaluation.parallel import evaluate_rows
 
     mine = [tasks[i] for i in todo]
     with contextlib.closing(evaluate_rows(checkpoint, domain, strategy, settings, mine, jobs, count_loading)) as results:
@@ -223,7 +216,7 @@ def write_outputs(out: str | Path, out_plans: str | Path, records: list[dict], b
         csv_tmp.write_text(tables.csv_text(records, COLUMNS))
 
 
-def _read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[dict]:
+def read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[dict]:
     """The split's plans table; GenplanError naming it if it is missing, not a plans table, names
     a problem that is not one of the split's manifest `rows` (another domain's or split's table: its
     best-known lengths would leave the quality column silently blank), or was planned from other
@@ -231,11 +224,11 @@ def _read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[di
     and qualities)."""
     if not Path(path).is_file():
         raise GenplanError("plans table not found", path)
-    table = planning.read_table(path)
+    table = plans_table.read_table(path)
     if table and not {"problem", "valid", "plan_length"} <= set(table[0]):
         raise GenplanError("not a plans table (columns problem, valid, plan_length expected)", path)
-    planning.check_split_problems(table, {r["problem"] for r in rows}, split, path)
-    planning.check_problem_hashes(table, rows, path)
+    plans_table.check_split_problems(table, {r["problem"] for r in rows}, split, path)
+    plans_table.check_problem_hashes(table, rows, path)
     return table
 
 
@@ -248,45 +241,3 @@ def _reference_plan(plans_table: str | Path, problem: str) -> list | None:
     return read_plan(path) if path.is_file() else None
 
 
-def read_evaluation(path: str | Path) -> list[dict]:
-    """Rows of one evaluation CSV; GenplanError names the file when columns are missing (an
-    evaluation of an older genplan: rerun its evaluation), and when it is not a whole evaluation
-    (a report must never count a damaged file): empty, without rows, cut short (no final newline, a row short of fields, counters
-    that are not JSON), or with a `solved` other than yes or no (a report would count it unsolved); and
-    when a problem has two rows, rows are of two jobs, or of problems its split does not have
-    (genplan.row_set: every report would count them as the split's)."""
-    from genplan import row_set
-
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GenplanError("evaluation CSV not found", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GenplanError(f"cannot read the evaluation CSV: {exc}", path) from None
-    if not text.endswith("\n"):
-        raise GenplanError("evaluation CSV is empty or cut short (no final newline): rerun its evaluation", path)
-    try:
-        rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    except csv.Error as exc:  # a field past csv's size limit
-        raise GenplanError(f"evaluation CSV is not a CSV file: {exc}", path) from None
-    missing = set(COLUMNS) - set(rows[0]) if rows else set()
-    if missing:
-        raise GenplanError(f"evaluation CSV lacks columns {sorted(missing)} (made by an older genplan? "
-                           "rerun its evaluation rule)", path)
-    if not rows:
-        raise GenplanError("evaluation CSV without rows (an evaluation has one row per problem)", path)
-    for line, r in enumerate(rows, 2):
-        if None in r or any(r[c] is None for c in COLUMNS):
-            raise GenplanError(f"row {line} ({r.get('problem')}) has {len(r) - (None in r)} fields, not "
-                               f"{len(COLUMNS)}: the CSV is cut short or damaged (rerun its evaluation)", path)
-        if r["solved"] not in ("yes", "no"):
-            raise GenplanError(f"row {line} ({r['problem']}): solved={r['solved']!r}, not yes or no", path)
-        try:
-            counters = json.loads(r["counters"] or "{}")
-        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
-            counters = None
-        if not isinstance(counters, dict):  # the reports read it as a mapping
-            raise GenplanError(f"row {line} ({r['problem']}): counters are not a JSON object: the CSV is cut "
-                               "short or damaged (rerun its evaluation)", path) from None
-    row_set.check_rows(rows, path)  # one row per problem of the split, of one job
-    return rows

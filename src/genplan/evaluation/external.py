@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from genplan import manifest
 from genplan.errors import GenplanError
+from genplan.formats import manifest
 
 
 def _attempt(run_dir: Path, plan_name: str):
     """The row's Attempt from one run folder (plan, reason, counters with the measurement)."""
-    from genplan.planners.base import Attempt
     from genplan.pddl_io import read_plan
+    from genplan.planners.base import Attempt
     from genplan.stages.fast_downward import expansions
 
     measure_path = run_dir / "measure.json"
@@ -63,10 +63,9 @@ def import_runs(benchmark_dir: str | Path, split: str, plans_table: str | Path, 
                 variant: str = "", seed: str = "0") -> list[dict]:
     """Write the evaluation CSV `out` (and its stored plans beside it) of the runs under `runs_dir`."""
     from genplan.domains import domain_key
-    from genplan.evaluation import _read_plans_table, write_outputs
+    from genplan.evaluation.problem import record
+    from genplan.evaluation.split import read_plans_table, write_outputs
     from genplan.planners.solve import Outcome, validate_attempt
-    from genplan.problem_evaluation import record
-    from genplan.stages import plans as planning
 
     benchmark_dir, runs_dir = Path(benchmark_dir), Path(runs_dir)
     domain = benchmark_dir / "domain.pddl"
@@ -81,7 +80,7 @@ def import_runs(benchmark_dir: str | Path, split: str, plans_table: str | Path, 
             x for x in (f"no run of {', '.join(missing)}" if missing else "",
                         f"runs of problems the split does not have: {', '.join(stray)}" if stray else "") if x),
             runs_dir)
-    best = planning.best_known_lengths(_read_plans_table(plans_table, rows, split))
+    best = plans_table.best_known_lengths(read_plans_table(plans_table, rows, split))
     common = {"benchmark": benchmark, "domain": domain_key(domain), "split": split, "system": system,
               "variant": variant, "model": model, "seed": seed, "strategy": strategy}
     records = []
@@ -89,7 +88,7 @@ def import_runs(benchmark_dir: str | Path, split: str, plans_table: str | Path, 
         attempt = _attempt(runs_dir / row["problem"], plan_name)
         verdict = validate_attempt(domain, Path(row["path"]), attempt) if attempt.reached_goal else None
         records.append({**common, **record(row, best.get(row["problem"]), Outcome(attempt, verdict))})
-    from genplan import stored_plans
+    from genplan.formats import stored_plans
 
     write_outputs(out, stored_plans.plans_path(out), records, benchmark_dir, domain,
                   {r["problem"]: r["path"] for r in rows})

@@ -1,10 +1,10 @@
 """Which problems an evaluation CSV's rows may be: one row per problem of its split, of one job.
 
 An evaluation CSV is one (benchmark, domain, model, seed, split, strategy) job with one row per
-problem of the split (genplan.evaluation). A row repeated, a row of another job, or a row of a
+problem of the split (genplan.evaluation.split). A row repeated, a row of another job, or a row of a
 problem the split does not have would be counted by every report as if it were the split's: a
 one-problem split's row three times read "3 solved of 3". Every reader of evaluation CSVs
-(genplan.evaluation.read_evaluation) refuses them naming the file; `genplan validate --evaluation`
+(genplan.formats.evaluation_csv.read_evaluation) refuses them naming the file; `genplan validate --evaluation`
 also asks for a row of every problem of the split (`missing_rows`).
 
 The split's problems are its benchmark folder's manifest (`manifest.csv`: problem, split, ...);
@@ -77,7 +77,7 @@ def manifest_problems(benchmark_dir: str | Path, split: str) -> set[str] | None:
 def split_problems(path: str | Path, row: dict) -> set[str] | None:
     """The problems of the row's split for a CSV in a results layout (the manifest, else the plans
     table), or None where neither can be found (a CSV moved elsewhere)."""
-    from genplan import stored_plans
+    from genplan.formats import stored_plans
     from genplan.paths import Layout
 
     root = stored_plans.results_root(Path(path).absolute())

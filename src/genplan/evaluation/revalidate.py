@@ -1,5 +1,5 @@
 """`genplan validate --evaluation`: run VAL again on every plan an evaluation stored
-(genplan.stored_plans) and compare each verdict with the CSV's row.
+(genplan.formats.stored_plans) and compare each verdict with the CSV's row.
 
 A row agrees when VAL's verdict now is the CSV's `val` column word for word (`valid`, or VAL's
 reason), and the row's `solved` is what that verdict and the row's `reason` make it (solved = the
@@ -15,9 +15,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genplan import row_set, stored_plans, val
+from genplan import val
 from genplan.errors import GenplanError
-from genplan.evaluation import read_evaluation
+from genplan.formats import plans_table, row_set, stored_plans
+from genplan.formats.evaluation_csv import read_evaluation
 from genplan.paths import ALL_SPLITS, parse_evaluation_path
 
 
@@ -111,7 +112,7 @@ def recheck_plans_table(table_path: Path, problems: str | Path | None = None) ->
     now is the row's `valid`, a valid plan's length its `plan_length`, a run without a plan has none."""
     from genplan.stages import plans as planning
 
-    table = planning.read_table(table_path)
+    table = plans_table.read_table(table_path)
     result = Recheck(table_path)
     folder_of_plans = table_path.with_suffix("")
     configs = [c for c in dict.fromkeys(r["config"] for r in table) if c != "reference"]
@@ -170,7 +171,7 @@ def _recheck_plans_row(config: str, row: dict, entry: dict | None, folder: Path,
 
 def _recheck_row_set(rows: list[dict], folder: Path, evaluation_csv: Path, result: Recheck) -> None:
     """The rows against the split's problems (the benchmark folder's manifest, else the results
-    layout's: genplan.row_set): a problem of the split without a row, or a row of a problem the split
+    layout's: genplan.formats.row_set): a problem of the split without a row, or a row of a problem the split
     does not have, is a disagreement."""
     split = rows[0]["split"]
     problems = row_set.manifest_problems(folder, split)
@@ -259,8 +260,8 @@ def _recheck_quality(row: dict, result: Recheck) -> None:
 def _recheck_best_known(evaluation_csv: Path, rows: list[dict], result: Recheck) -> None:
     """Each row's best_known against the split's plans table under the same results root (the shortest
     VAL-valid plan there), where that table exists (a CSV moved elsewhere is not checked so)."""
+    from genplan.formats.plans_table import best_known_lengths, read_table
     from genplan.paths import Layout
-    from genplan.stages.plans import best_known_lengths, read_table
 
     root = stored_plans.results_root(evaluation_csv.absolute())
     if root is None or not rows:

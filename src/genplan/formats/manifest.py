@@ -6,8 +6,8 @@ import csv
 from pathlib import Path
 
 from genplan.errors import GenplanError
+from genplan.formats.tables import csv_text
 from genplan.paths import ALL_SPLITS, SPLITS  # noqa: F401 (SPLITS: readers of manifests import it from here)
-from genplan.tables import csv_text
 
 COLUMNS = ("problem", "split", "file", "size", "num_objects", "seed", "canonical")
 

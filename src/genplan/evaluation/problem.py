@@ -1,6 +1,6 @@
-"""One problem's row of an evaluation (genplan.evaluation.COLUMNS): plan it with a planner held in
+"""One problem's row of an evaluation (genplan.formats.evaluation_csv.COLUMNS): plan it with a planner held in
 memory, VAL-check the plan (genplan.planners.solve), measure. Used by `genplan evaluate` in its own
-process (genplan.evaluation) and in its worker processes (genplan.parallel_eval), so that neither
+process (genplan.evaluation.split) and in its worker processes (genplan.evaluation.parallel), so that neither
 of those imports the other for it."""
 
 from __future__ import annotations

@@ -43,9 +43,9 @@ def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, l
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s [%(processName)s] %(message)s",
                         stream=sys.stderr)
     try:
-        from genplan.problem_evaluation import evaluate_problem, process_age
-        from genplan.solve_setup import load_model
+        from genplan.evaluation.problem import evaluate_problem, process_age
         from genplan.registry import planner as make_planner
+        from genplan.solve_setup import load_model
 
         planner = make_planner(load_model(checkpoint, domain, threads=1), strategy, settings)
         load_time = process_age() if count_loading else None  # a worker pays its own start and load
@@ -111,10 +111,10 @@ class _Workers:
 def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings: dict, tasks: list[tuple],
                   jobs: int, count_loading: bool = False):
     """Yield (index, record) as the workers finish `tasks` (each (row, best, reference), as
-    problem_evaluation.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError
+    genplan.evaluation.problem.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError
     naming the problem when one fails or its worker dies. The workers are ended when the generator
     ends, is closed, or raises. `count_loading`: each record's `load_time` counter is its worker's
-    (genplan.evaluation.evaluate_split's)."""
+    (genplan.evaluation.split.evaluate_split's)."""
     if not tasks:
         return
     workers = _Workers(min(jobs, len(tasks)), str(checkpoint), str(domain), strategy, settings, count_loading)

@@ -3,10 +3,10 @@ process of its own, as Fast Downward plans every problem, so that the budget hol
 planner and Fast Downward alike: CPU seconds of the whole run (the interpreter's start, the imports,
 loading the model, parsing, grounding, search) under RLIMIT_CPU, a wall cap, RLIMIT_AS.
 
-The child (`python -m genplan.isolated SPEC OUT`) loads the model, makes its planner, plans the one
+The child (`python -m genplan.evaluation.isolated SPEC OUT`) loads the model, makes its planner, plans the one
 problem and writes its attempt as JSON; it does not call VAL, which runs in the parent outside the
 budget (as VAL runs on Fast Downward's plans). A child that ran out of memory exits with
-`limits.MEMORY_EXIT`. The parent makes the problem's row (genplan.problem_evaluation.record) from the
+`limits.MEMORY_EXIT`. The parent makes the problem's row (genplan.evaluation.problem.record) from the
 attempt, or, for a child the protocol ended, a row of reason `time_limit` (CPU or wall) or
 `memory_limit`; a child that crashed otherwise gets a row of reason `error` naming its exit and the
 last line it wrote. Every row's counters hold the measurement: `cpu_time` (which the reports' budget
@@ -82,8 +82,8 @@ def child_main(spec_path: str, out_path: str) -> int:
 def _row(domain: Path, task: tuple, budget: limits.Limits, measured: limits.Measurement, out: Path,
          log_text: str) -> dict:
     """The problem's record: from the child's attempt, or from how the protocol ended it."""
+    from genplan.evaluation.problem import record
     from genplan.planners.solve import Outcome, validate_attempt
-    from genplan.problem_evaluation import record
 
     row, best, _ = task
     measures = {"cpu_time": round(measured.cpu_time, 3), "wall_time": round(measured.wall_time, 3),
@@ -114,7 +114,7 @@ def _row(domain: Path, task: tuple, budget: limits.Limits, measured: limits.Meas
 def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings: dict, tasks: list[tuple],
                   budget: limits.Limits, jobs: int = 1):
     """Yield (index, record) for each of `tasks` ((row, best, reference) as
-    problem_evaluation.evaluate_problem takes them), each planned by a child process under `budget`,
+    genplan.evaluation.problem.evaluate_problem takes them), each planned by a child process under `budget`,
     `jobs` children at once (one a core: the rule asks for `jobs` threads)."""
     from genplan.pddl_io import atom_to_str
 
@@ -131,7 +131,7 @@ def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings:
                 "problem": str(Path(row["path"]).resolve()), "strategy": strategy, "settings": settings,
                 "reference": None if reference is None else [atom_to_str(a) for a in reference]}))
             with open(child_log, "w+") as handle:
-                measured = limits.run([sys.executable, "-m", "genplan.isolated", str(spec), str(out)], budget,
+                measured = limits.run([sys.executable, "-m", "genplan.evaluation.isolated", str(spec), str(out)], budget,
                                       stdout=handle, stderr=subprocess.STDOUT, env=env,
                                       register=lambda proc: running.__setitem__(proc.pid, proc))
                 handle.seek(0)
