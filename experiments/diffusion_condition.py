@@ -18,11 +18,11 @@ import torch
 
 
 def condition_lines(checkpoint: str, trajectories: str, seed: int = 0) -> list[str]:
-    from genplan.datasets.examples import trajectory_cases
     from genplan.checkpoint import read
+    from genplan.datasets.examples import trajectory_cases
+    from genplan.formats.trajectories import load
     from genplan.models.diffusion import data
     from genplan.models.diffusion.model import DiffusionModel
-    from genplan.stages.trajectories import load
 
     model = DiffusionModel.from_envelope(read(checkpoint), checkpoint)
     net, vocab = model.net.eval(), model.vocab

@@ -34,8 +34,8 @@ from recipe_trial import evaluate  # this folder: the script's own, first on sys
 def _train(out: Path, entry: dict, results: Path, domain: str, seed: int) -> dict:
     from genplan import registry
     from genplan.datasets.examples import trajectory_cases
+    from genplan.formats.trajectories import load
     from genplan.models.diffusion import train as T
-    from genplan.stages.trajectories import load
 
     original = T._cases
 
@@ -56,11 +56,11 @@ def probe(ckpt: Path, trajectories: Path, problems: int = 2) -> list[str]:
     import numpy as np
     import torch
 
-    from genplan.datasets.examples import trajectory_cases
     from genplan.checkpoint import read
+    from genplan.datasets.examples import trajectory_cases
+    from genplan.formats.trajectories import load
     from genplan.models.diffusion import data
     from genplan.models.diffusion.model import DiffusionModel
-    from genplan.stages.trajectories import load
     from genplan.tokens.renaming import Renaming
 
     m = DiffusionModel.from_envelope(read(ckpt), ckpt)

@@ -18,9 +18,9 @@ import torch
 
 def h_errors(checkpoint: str, trajectories: str, show: int = 12, names: str = "sorted") -> list[str]:
     from genplan.checkpoint import read
+    from genplan.formats.trajectories import load
     from genplan.models.symt import data
     from genplan.models.symt.model import SymT
-    from genplan.stages.trajectories import load
 
     model = SymT.from_envelope(read(checkpoint), checkpoint)
     if model.settings.architecture != "encoder":

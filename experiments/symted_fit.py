@@ -129,8 +129,8 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__)
         return 2
+    from genplan.formats.trajectories import load
     from genplan.models.symt import data
-    from genplan.stages.trajectories import load
 
     model = load_model(argv[0], partial)
     for path in argv[1:]:

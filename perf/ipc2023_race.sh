@@ -33,22 +33,29 @@ for domain in only or cfg["domains"]:
                     print(lay.evaluation("ipc2023", domain, model, seed, level, strategy))
 PY
 )
-# first, in a run of their own, the domains' imports and trained models (neither is committed): in the
-# level's run they would be newer than every committed table and evaluation, and Snakemake would run all of
-# those again; then the committed outputs are touched, so that only what is missing or stale runs
+# first, in a run of their own, the domains' imports (not committed) and the models whose checkpoints are not
+# committed (of a committed one, only its training data): in the level's run they would be newer than every
+# committed table and evaluation, and Snakemake would run all of those again; then the committed outputs
+# (checkpoints included) are touched, so that only what is missing or stale runs
 mapfile -t first < <(./genplan-env python - "$config" "${targets[@]}" <<'PY'
+import subprocess
 import sys
+
 import yaml
 from genplan.paths import Layout, parse_evaluation_path
 
 cfg = yaml.safe_load(open(sys.argv[1]))
 lay, out = Layout(cfg["results_dir"]), set()
+committed = set(subprocess.run(["git", "-c", "safe.directory=*", "ls-files", cfg["results_dir"]], capture_output=True,
+                               text=True, check=True).stdout.split())
 for t in sys.argv[2:]:
     if "/plans/" in t:
         out.add(lay.problems("ipc2023", t.split("/")[-2]))
     else:
         w = parse_evaluation_path(t)
-        out.add(lay.checkpoint("ipc2023", w["domain"], w["model"], w["seed"]))
+        ckpt = lay.checkpoint("ipc2023", w["domain"], w["model"], w["seed"])
+        # a committed checkpoint is kept: only its training data is made, so that it is not older than its inputs
+        out.add(lay.trajectories("ipc2023", w["domain"], "train") if ckpt in committed else ckpt)
 print("\n".join(sorted(out)))
 PY
 )
@@ -57,13 +64,27 @@ root=$(./genplan-env python -c 'import sys, yaml; print(yaml.safe_load(open(sys.
 # the folders too: a plans folder is a directory output, and Snakemake reads its own mtime, which touching
 # the files inside leaves as the checkout made it (sokoban's easy table was planned again so)
 if [[ -z ${DRYRUN:-} ]]; then
-    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation")
+    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models")
     printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c
     printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c
 fi
 # made before the protocol (a plans table without cpu_time, an evaluation whose counters lack it) or a
 # plans table whose plans are not stored beside it: run again
 stale=()
+# a checkpoint trained here that is not the committed one (none was committed, or this training differs):
+# every committed evaluation of that model, at every level, runs again with it, so that all the levels of a
+# domain are one model's (commit the checkpoint with them)
+if [[ -z ${DRYRUN:-} ]]; then
+    for c in "${first[@]}"; do
+        [[ $c == *.ckpt ]] || continue
+        if ! git ls-files --error-unmatch "$c" > /dev/null 2>&1 || ! git diff --quiet HEAD -- "$c"; then
+            folder=$(dirname "$c")
+            mapfile -t again < <(git ls-files "${folder/\/models\//\/evaluation\/}" | grep '\.csv$')
+            targets+=("${again[@]}")
+            stale+=("${again[@]}")
+        fi
+    done
+fi
 for t in "${targets[@]}"; do
     [[ -f $t ]] || continue
     if [[ $t == */plans/* ]]; then

@@ -65,6 +65,7 @@ def import_runs(benchmark_dir: str | Path, split: str, plans_table: str | Path, 
     from genplan.domains import domain_key
     from genplan.evaluation.problem import record
     from genplan.evaluation.split import read_plans_table, write_outputs
+    from genplan.formats import plans_table as plans_format
     from genplan.planners.solve import Outcome, validate_attempt
 
     benchmark_dir, runs_dir = Path(benchmark_dir), Path(runs_dir)
@@ -80,7 +81,7 @@ def import_runs(benchmark_dir: str | Path, split: str, plans_table: str | Path, 
             x for x in (f"no run of {', '.join(missing)}" if missing else "",
                         f"runs of problems the split does not have: {', '.join(stray)}" if stray else "") if x),
             runs_dir)
-    best = plans_table.best_known_lengths(read_plans_table(plans_table, rows, split))
+    best = plans_format.best_known_lengths(read_plans_table(plans_table, rows, split))
     common = {"benchmark": benchmark, "domain": domain_key(domain), "split": split, "system": system,
               "variant": variant, "model": model, "seed": seed, "strategy": strategy}
     records = []

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from genplan import val
 from genplan.errors import GenplanError
-from genplan.formats import plans_table, row_set, stored_plans
+from genplan.formats import plans_table as plans_format
+from genplan.formats import row_set, stored_plans
 from genplan.formats.evaluation_csv import read_evaluation
 from genplan.paths import ALL_SPLITS, parse_evaluation_path
 
@@ -112,7 +113,7 @@ def recheck_plans_table(table_path: Path, problems: str | Path | None = None) ->
     now is the row's `valid`, a valid plan's length its `plan_length`, a run without a plan has none."""
     from genplan.stages import plans as planning
 
-    table = plans_table.read_table(table_path)
+    table = plans_format.read_table(table_path)
     result = Recheck(table_path)
     folder_of_plans = table_path.with_suffix("")
     configs = [c for c in dict.fromkeys(r["config"] for r in table) if c != "reference"]

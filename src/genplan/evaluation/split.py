@@ -37,7 +37,8 @@ from pathlib import Path
 from genplan import atomic, resume
 from genplan.errors import GenplanError
 from genplan.evaluation.problem import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
-from genplan.formats import manifest, plans_table, stored_plans, tables
+from genplan.formats import manifest, stored_plans, tables
+from genplan.formats import plans_table as plans_format
 from genplan.formats.evaluation_csv import COLUMNS
 from genplan.progress import progress
 from genplan.stages import plans as planning
@@ -90,7 +91,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     rows = manifest.read(benchmark_dir, split)
     if not rows:
         raise GenplanError(f"no problems of split {split!r} in the manifest", benchmark_dir / "manifest.csv")
-    best = plans_table.best_known_lengths(read_plans_table(plans_table, rows, split))
+    best = plans_format.best_known_lengths(read_plans_table(plans_table, rows, split))
     # an unreadable problem file (emptied, cut short, not UTF-8) was a `refused` row, counted as the
     # model's failure; a well-formed problem of another domain stays the planner's to refuse
     # (tests/test_evaluate_parallel.py's gx)
@@ -224,11 +225,11 @@ def read_plans_table(path: str | Path, rows: list[dict], split: str) -> list[dic
     and qualities)."""
     if not Path(path).is_file():
         raise GenplanError("plans table not found", path)
-    table = plans_table.read_table(path)
+    table = plans_format.read_table(path)
     if table and not {"problem", "valid", "plan_length"} <= set(table[0]):
         raise GenplanError("not a plans table (columns problem, valid, plan_length expected)", path)
-    plans_table.check_split_problems(table, {r["problem"] for r in rows}, split, path)
-    plans_table.check_problem_hashes(table, rows, path)
+    plans_format.check_split_problems(table, {r["problem"] for r in rows}, split, path)
+    plans_format.check_problem_hashes(table, rows, path)
     return table
 
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.formats import plans_table
+from genplan.formats import plans_table as plans_format
 from genplan.formats.evaluation_csv import read_evaluation
 from genplan.formats.tables import read_csv
 from genplan.paths import ALL_SPLITS, Layout
@@ -53,12 +53,12 @@ def plans_tables(results: Path, anytime: bool = True) -> dict[tuple[str, str, st
     plans = results / "plans"
     for path in sorted(plans.glob("*/*/*.csv")):
         if path.stem in SPLITS:
-            out[(path.parent.parent.name, path.parent.name, path.stem)] = plans_table.read_table(path)
+            out[(path.parent.parent.name, path.parent.name, path.stem)] = plans_format.read_table(path)
     if anytime:
         for (bench, dom, split), rows in out.items():
             extra = Path(Layout(str(results)).anytime_table(bench, dom, split))
             if extra.is_file():
-                rows.extend(plans_table.read_table(extra))
+                rows.extend(plans_format.read_table(extra))
     return out
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.formats import plans_table
+from genplan.formats import plans_table as plans_format
 from genplan.formats.evaluation_csv import read_evaluation
 from genplan.formats.tables import read_csv
 from genplan.paths import IPC2023_TEST_SPLITS, Layout, parse_evaluation_path
@@ -151,7 +151,7 @@ def classical_runs(results: Path, benchmark: str = BENCHMARK, levels=LEVELS) -> 
     for path in sorted((results / "plans" / benchmark).glob("*/*.csv")):
         if path.stem not in levels:
             continue
-        domain, level, table = path.parent.name, path.stem, plans_table.read_table(path)
+        domain, level, table = path.parent.name, path.stem, plans_format.read_table(path)
         problems = {r["problem"] for r in table}
         limits = declared_limits(Path(lay.plans_dir(benchmark, domain, level)))
         for config in dict.fromkeys(r["config"] for r in table):

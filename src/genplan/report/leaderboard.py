@@ -43,7 +43,8 @@ import statistics
 from pathlib import Path
 
 from genplan import atomic, registry
-from genplan.formats import plans_table, tables
+from genplan.formats import plans_table as plans_format
+from genplan.formats import tables
 from genplan.paths import Layout
 from genplan.report import aggregate, collect, counting, render
 from genplan.report import best_known as known
@@ -145,7 +146,7 @@ def fast_downward_rows(results: Path, best_all: dict[tuple, int]) -> list[dict]:
     for (bench, dom, split), table in collect.plans_tables(results).items():
         if split not in SPLIT_ORDER:
             continue
-        best = {p: best_all[(bench, dom, split, p)] for p in plans_table.best_known_lengths(table)}
+        best = {p: best_all[(bench, dom, split, p)] for p in plans_format.best_known_lengths(table)}
         problems = {r["problem"] for r in table}
         declared = declared_limits(Path(Layout(str(results)).plans_dir(bench, dom, split)))
         for config in FD_CONFIGS:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from genplan import atomic
 from genplan.errors import GenplanError
-from genplan.formats import manifest, plans_table
+from genplan.formats import manifest
+from genplan.formats import plans_table as plans_format
 from genplan.formats.tables import csv_text
 from genplan.processes import run_pool
 from genplan.progress import progress
@@ -54,7 +55,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
     """problem -> its plans-table row of A* + LM-cut where that row is a proof (optimal plan or
     unsolvable). GenplanError naming the plans table when it lacks a column, or when its problems
     are not the split's (a table of another split or an older benchmark)."""
-    missing_cols = set(plans_table.REQUIRED) - set(table[0]) if table else set()
+    missing_cols = set(plans_format.REQUIRED) - set(table[0]) if table else set()
     if missing_cols:
         raise GenplanError(f"not a plans table: no column(s) {sorted(missing_cols)}", where)
     split = [r["problem"] for r in rows]
@@ -66,7 +67,7 @@ def proofs(rows: list[dict], table: list[dict], where: str | Path) -> dict[str, 
                 else f"rows for problem(s) {extra[:5]} that the split does not have")
         raise GenplanError(f"{what}: this plans table was not made from this benchmark's split "
                            "(rerun `genplan plan` on it)", where)
-    plans_table.check_problem_hashes(table, rows, where)
+    plans_format.check_problem_hashes(table, rows, where)
     return {r["problem"]: r for r in table if r["config"] == "astar_lmcut" and r["status"] in SKIPPED}
 
 
@@ -101,7 +102,7 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
     benchmark_dir = Path(benchmark_dir)
     domain = benchmark_dir / "domain.pddl"
     rows = manifest.read(benchmark_dir, split)
-    proven = proofs(rows, plans_table.read_table(plans_table), plans_table)
+    proven = proofs(rows, plans_format.read_table(plans_table), plans_table)
     todo = [r for r in rows if r["problem"] not in proven]
     limit, mem = cfg[CONFIG]["time_limit"], cfg["memory_limit_mb"]
     table: list[dict] = []
@@ -117,8 +118,8 @@ def anytime_split(benchmark_dir: str | Path, split: str, plans_table: str | Path
             publishing = True
         index = {r["problem"]: i for i, r in enumerate(rows)}
         table.sort(key=lambda r: index[r["problem"]])
-        table = plans_table.with_hashes(table, rows)
-        atomic.write_text(out_table, csv_text(table, plans_table.COLUMNS))
+        table = plans_format.with_hashes(table, rows)
+        atomic.write_text(out_table, csv_text(table, plans_format.COLUMNS))
     except BaseException:
         if publishing:  # cut short between the two renames: no folder without its table
             shutil.rmtree(out_dir, ignore_errors=True)
