@@ -355,8 +355,8 @@ def test_a_time_limit_that_is_no_number_fails_the_configuration_check(value, sai
     """`.inf` and `.nan` passed `snakemake -n` and crashed the job."""
     import yaml
 
-    from genplan.configuration import problems
+    from genplan.configuration import faults
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config["planner"]["optimal"]["time_limit"] = yaml.safe_load(value)
-    assert said in problems(config, REPO / "workflow/schemas/config.schema.yaml")
+    assert said in faults(config, REPO / "workflow/schemas/config.schema.yaml")

@@ -25,10 +25,11 @@ from genplan.formats import manifest
 from genplan.mimir import MimirTask
 from genplan.planners import strategies
 from genplan.planners.base import Problem
-from genplan.planners.best_first import SearchLimits, gbfs, lazy_gbfs, novelty_gbfs
+from genplan.planners.best_first import gbfs, lazy_gbfs, novelty_gbfs
 from genplan.planners.compiled import CompiledSearch
 from genplan.planners.grounding import ground, without_negative_preconditions
 from genplan.planners.search import HeuristicSearchPlanner
+from genplan.planners.search_parts import SearchLimits
 
 DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
            "transport")
@@ -162,7 +163,7 @@ def test_the_memory_limit_ends_every_search(ferry):
     every 1024th; a limit below what the process holds already ends each search at once (reason
     `memory_limit`, as the Python searches'), a limit far above it changes nothing."""
     from genplan import _wlsearch
-    from genplan.planners.best_first import resident_mib
+    from genplan.planners.search_parts import resident_mib
 
     model, problem = ferry
     assert abs(_wlsearch.resident_mib() - resident_mib()) < 64 and resident_mib() > 1

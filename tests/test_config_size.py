@@ -17,7 +17,7 @@ import yaml
 from conftest import REPO
 
 from genplan import configuration
-from genplan.configuration import MAX_DEPTH, MAX_VALUES, check_value, problems
+from genplan.configuration import MAX_DEPTH, MAX_VALUES, check_value, faults
 from genplan.errors import GenplanError
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -34,7 +34,7 @@ def laughs(levels: int = 10, width: int = 9, indent: str = "  ") -> str:
 
 def _timed_problems(config: dict) -> tuple[list[str], float]:
     start = time.perf_counter()
-    lines = problems(config, SCHEMA)
+    lines = faults(config, SCHEMA)
     return lines, time.perf_counter() - start
 
 
@@ -62,7 +62,7 @@ def test_a_file_nested_past_the_depth_cap_is_refused_without_recursion():
     deep = "[" * (MAX_DEPTH + 10) + "]" * (MAX_DEPTH + 10)
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config["generate"][next(iter(config["generate"]))]["x"] = yaml.safe_load(deep)
-    lines = problems(config, SCHEMA)
+    lines = faults(config, SCHEMA)
     assert lines and lines[0].startswith(f"generate: nested more than {MAX_DEPTH} levels deep"), lines
 
 

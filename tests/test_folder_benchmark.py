@@ -18,7 +18,7 @@ import pytest
 import yaml
 from conftest import FIXTURES, NOT_COPIED, REPO, run_cli
 
-from genplan.configuration import benchmark_problems
+from genplan.configuration import benchmark_faults
 from genplan.errors import GenplanError
 from genplan.stages.folder_import import import_folder
 
@@ -111,14 +111,14 @@ def _config(**changes) -> dict:
 
 
 def test_the_configuration_names_what_a_folder_benchmark_does_not_provide():
-    assert benchmark_problems(_config()) == []
-    assert benchmark_problems(_config(domains=["blocks"], splits=["train", "easy"])) == [
+    assert benchmark_faults(_config()) == []
+    assert benchmark_faults(_config(domains=["blocks"], splits=["train", "easy"])) == [
         f"domains: benchmark 'courier' has no domain 'blocks'; its domains: ['{DOMAIN}']",
         "splits: benchmark 'courier' has no split 'easy'; its splits: ['train', 'test']"]
-    assert benchmark_problems(_config(benchmarks=["mine"]))[0].startswith("benchmarks: unknown benchmark 'mine'")
+    assert benchmark_faults(_config(benchmarks=["mine"]))[0].startswith("benchmarks: unknown benchmark 'mine'")
     missing = _config()
     missing["benchmark_folders"]["courier"]["path"] = "/no/such/folder"
-    assert benchmark_problems(missing) == ["benchmark_folders.courier.path: no such folder: /no/such/folder"]
+    assert benchmark_faults(missing) == ["benchmark_folders.courier.path: no such folder: /no/such/folder"]
 
 
 def test_a_bad_problem_is_named_by_the_configuration_check_before_any_job(tmp_path):
@@ -128,7 +128,7 @@ def test_a_bad_problem_is_named_by_the_configuration_check_before_any_job(tmp_pa
     (src / DOMAIN / "p05.pddl").write_text("(define (problem broken) (:domain typed-courier) (:init (at")
     config = _config(results_dir=str(tmp_path / "results"))
     config["benchmark_folders"]["courier"]["path"] = str(src)
-    (lines,) = benchmark_problems(config)
+    (lines,) = benchmark_faults(config)
     assert lines.startswith(f"benchmark_folders.courier: {src / DOMAIN / 'p05.pddl'}: ")
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(config))
@@ -138,7 +138,7 @@ def test_a_bad_problem_is_named_by_the_configuration_check_before_any_job(tmp_pa
     assert res.returncode != 0 and f"{src / DOMAIN / 'p05.pddl'}: malformed PDDL problem" in out and "Job stats" not in out
     # once the domain is imported, its folder is not read again
     (tmp_path / "results" / "problems" / "courier" / DOMAIN).mkdir(parents=True)
-    assert benchmark_problems(config) == []
+    assert benchmark_faults(config) == []
 
 
 def _tree(root: Path, skip: tuple[str, ...]) -> dict[str, str]:

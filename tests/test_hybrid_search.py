@@ -18,12 +18,13 @@ from test_compiled_search import _near_states, _train
 from genplan import _wlsearch, registry
 from genplan.mimir import MimirTask
 from genplan.planners import strategies
-from genplan.planners.best_first import SearchLimits, gbfs
+from genplan.planners.best_first import gbfs
 from genplan.planners.compiled import CompiledSearch, native_task
 from genplan.planners.grounding import GroundTask, ground
 from genplan.planners.hybrid import ground_ff, hybrid_gbfs
 from genplan.planners.relaxed import FF
 from genplan.planners.search import HeuristicSearchPlanner
+from genplan.planners.search_parts import SearchLimits
 
 FF_DOMAINS = ("blocksworld", "childsnack", "ferry", "miconic", "rovers", "satellite", "spanner", "transport")
 

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from conftest import REPO
 
-from genplan.configuration import benchmark_problems, problems
+from genplan.configuration import benchmark_faults, faults
 from genplan.errors import GenplanError
 from genplan.features import make_encoder
 from genplan.mimir import MimirTask
@@ -260,7 +260,7 @@ def _config(**over) -> dict:
 
 
 def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
-    lines = benchmark_problems(_config(domains=["ferry", "blocks"], splits=["train", "validation"],
+    lines = benchmark_faults(_config(domains=["ferry", "blocks"], splits=["train", "validation"],
                                        extra_splits={"ferry": ["hard"]}, ipc2023_dir=str(tmp_path)))
     ipc_domains = ["blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban",
                    "spanner", "transport"]
@@ -268,17 +268,17 @@ def test_config_checks_domains_splits_and_folder_per_benchmark(tmp_path):
     assert lines == [f"domains: benchmark 'ipc2023' has no domain 'blocks'; its domains: {ipc_domains}",
                      f"splits: benchmark 'ipc2023' has no split 'validation'; its splits: {levels}"]
     assert any(line.startswith("ipc2023_dir: the ipc2023 benchmark is read from a folder you name")
-               for line in benchmark_problems(_config(ipc2023_dir=None)))
-    assert benchmark_problems(_config(ipc2023_dir=str(tmp_path / "nowhere"))) == [
+               for line in benchmark_faults(_config(ipc2023_dir=None)))
+    assert benchmark_faults(_config(ipc2023_dir=str(tmp_path / "nowhere"))) == [
         f"ipc2023_dir: no such folder: {tmp_path / 'nowhere'}"]
     paper = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
-    assert benchmark_problems({**paper, "domains": ["blocks", "ferry"]})[0].startswith(
+    assert benchmark_faults({**paper, "domains": ["blocks", "ferry"]})[0].startswith(
         "domains: benchmark 'paper' has no domain 'ferry'")
-    for dom in ipc_domains:  # a copy of the track (config_edges refuses a folder without the domains)
+    for dom in ipc_domains:  # a copy of the track (config_checks refuses a folder without the domains)
         (tmp_path / dom).mkdir(exist_ok=True)
         (tmp_path / dom / "domain.pddl").write_text("(define (domain d))\n")
-    assert problems(_config(ipc2023_dir=str(tmp_path)), SCHEMA) == []
-    assert benchmark_problems(_config(ipc2023_dir=str(tmp_path), extra_splits={"ferry": ["validation"],
+    assert faults(_config(ipc2023_dir=str(tmp_path)), SCHEMA) == []
+    assert benchmark_faults(_config(ipc2023_dir=str(tmp_path), extra_splits={"ferry": ["validation"],
                                                                               "gripper": ["hard"]})) == [
         f"extra_splits.ferry: benchmark 'ipc2023' has no split 'validation'; its splits: {levels}",
         f"extra_splits: 'gripper' is not one of the configured domains {ipc_domains}"]
@@ -292,7 +292,7 @@ def test_a_family_that_cannot_train_without_a_validation_split_is_refused_by_nam
     paper = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
     models = {"wl_xgb_state": paper["models"]["wl_xgb_state"], "heuristic_ridge": paper["models"]["heuristic_ridge"],
               "from_plans": cpu["models"]["heuristic_rank_pruned"]}
-    lines = benchmark_problems({**cpu, "ipc2023_dir": str(tmp_path), "models": models})
+    lines = benchmark_faults({**cpu, "ipc2023_dir": str(tmp_path), "models": models})
     assert [line.split(":", 1)[0] for line in lines] == ["models.wl_xgb_state", "models.heuristic_ridge"]
     assert "family 'transition' cannot train on benchmark 'ipc2023'" in lines[0]
 

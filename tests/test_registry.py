@@ -68,7 +68,7 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
     """`domain_settings` (paper-cpu.yaml: SymT's recipe on Blocksworld and Gripper): on a named domain
     its keys replace the entry's, whole; elsewhere the entry stands; the schema refuses a scheduling
     key but `seeds` or a misspelt one inside, and the checks a domain the model or the config does not run."""
-    from genplan.configuration import benchmark_problems, problems
+    from genplan.configuration import benchmark_faults, faults
 
     entry = _entry(domain_settings={"gripper": {"train": {"epochs": 3}, "decode": {"horizon_min": 7}}})
     assert registry.entry_for(entry, "blocks") == {k: v for k, v in entry.items() if k != "domain_settings"}
@@ -85,19 +85,19 @@ def test_domain_settings_replace_an_entrys_keys_on_their_domain_only():
         "models.m.domain_settings.gripper: strategy 'beam3-pooled-nostatics' drops static atoms"), lines
     schema_path = REPO / "workflow" / "schemas" / "config.schema.yaml"
     config = yaml.safe_load((REPO / "workflow" / "configs" / "paper-cpu.yaml").read_text())
-    assert problems(config, schema_path) == []
+    assert faults(config, schema_path) == []
     config["models"] = {"symt_e": copy.deepcopy(config["models"]["symt_e"])}  # the twin shares its YAML anchor
     config["models"]["symt_e"]["domain_settings"]["gripper"] = {"seeds": [1], "trian": {}, "strategies": []}
-    lines = problems(config, schema_path)
+    lines = faults(config, schema_path)
     assert lines == [lines[0]] and lines[0].startswith("models.symt_e.domain_settings.gripper: unknown key(s) "
                                                        "['strategies', 'trian']; allowed: ['architecture'"), lines
     # seeds, alone of the scheduling keys, may differ per domain (paper-cpu.yaml: three on Gripper)
     config["models"]["symt_e"]["domain_settings"]["gripper"] = {"seeds": [1, 2]}
-    assert problems(config, schema_path) == []
+    assert faults(config, schema_path) == []
     assert registry.entry_for(config["models"]["symt_e"], "gripper")["seeds"] == [1, 2]
     assert registry.entry_for(config["models"]["symt_e"], "logistics")["seeds"] == [13]
     config["models"]["symt_e"]["domain_settings"] = {"ferry": {}}
-    assert "models.symt_e.domain_settings: 'ferry' is not one of the configured domains" in benchmark_problems(config)[0]
+    assert "models.symt_e.domain_settings: 'ferry' is not one of the configured domains" in benchmark_faults(config)[0]
 
 
 def test_solve_reads_the_planning_settings_of_the_models_domain(tmp_path):

@@ -145,12 +145,12 @@ def test_budget_names_match_their_examples_presented():
 
 
 def test_the_configuration_check_takes_the_training_split_for_evaluation():
-    from genplan.configuration import problems
+    from genplan.configuration import faults
 
     schema = REPO / "workflow/schemas/config.schema.yaml"
     config = yaml.safe_load((REPO / "workflow/configs/budget-cpu.yaml").read_text())
-    assert config["evaluation"]["splits"][0] == "train" and problems(config, schema) == []
+    assert config["evaluation"]["splits"][0] == "train" and faults(config, schema) == []
     config["models"]["symt_e_b005"]["strategy_splits"] = {"heuristic-greedy": ["train"]}
-    assert problems(config, schema) == []
+    assert faults(config, schema) == []
     config["evaluation"]["splits"] = ["training"]
-    assert any("evaluation.splits" in p and "training" in p for p in problems(config, schema))
+    assert any("evaluation.splits" in p and "training" in p for p in faults(config, schema))

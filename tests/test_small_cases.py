@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import REPO, run_cli
 
-from genplan.configuration import problems
+from genplan.configuration import faults
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(60)
 def test_a_sub_second_fast_downward_limit_fails_the_configuration_check(planner):
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config["planner"][planner] = {"enabled": True, "time_limit": 0.5}
-    said = problems(config, REPO / "workflow/schemas/config.schema.yaml")
+    said = faults(config, REPO / "workflow/schemas/config.schema.yaml")
     assert f"planner.{planner}.time_limit: 0.5 is less than the minimum of 1" in said, said
 
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_cli
 
 from genplan import val
-from genplan.planners.best_first import SearchLimits
+from genplan.planners.search_parts import SearchLimits
 from genplan.planners.solve import val_time_limit
 from genplan.stages.importer import SPLIT_DIRS
 from genplan.stages.problems import generate_benchmark

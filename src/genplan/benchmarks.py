@@ -116,7 +116,7 @@ def domains_of(bench: Benchmark) -> tuple[str, ...]:
     return tuple(sorted(p.name for p in root.iterdir() if (p / "domain.pddl").is_file())) if root.is_dir() else ()
 
 
-def problems(config: dict) -> list[str]:
+def faults(config: dict) -> list[str]:
     """One line per problem of the configured benchmarks' names and folders: an unknown name, a built-in
     name reused by `benchmark_folders`, a folder that is not there, a flat layout without a `train` split
     (genplan.configuration then checks the domains and splits each provides, and reads the folders)."""

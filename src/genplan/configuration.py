@@ -1,7 +1,7 @@
 """Checking a workflow configuration before any job runs: the JSON schema
 (`workflow/schemas/config.schema.yaml`, packaged as `genplan/data/config.schema.yaml`, with every
 registered family's model entry added: `compose`), what the benchmarks provide (each configured
-domain and split must be one of every configured benchmark's: `benchmark_problems`) and the model
+domain and split must be one of every configured benchmark's: `benchmark_faults`) and the model
 families' own checks (genplan.registry). The commands check their JSON parameters against the same schema
 (`check_value`): one definition of every setting, for the workflow and by hand.
 
@@ -163,13 +163,13 @@ def _non_finite(value, path: tuple) -> list[str]:
     return [line for key, v in items for line in _non_finite(v, (*path, key))]
 
 
-def benchmark_problems(config: dict) -> list[str]:
+def benchmark_faults(config: dict) -> list[str]:
     """One line per configured benchmark that is neither built in nor one of `benchmark_folders`, per
     configured domain or split that a configured benchmark does not provide (genplan.benchmarks), and for
     `ipc2023` a missing `ipc2023_dir` (the benchmark is read from the user's folder, never downloaded)."""
     from genplan import benchmarks
 
-    lines = benchmarks.problems(config)
+    lines = benchmarks.faults(config)
     if lines:
         return lines
     known = benchmarks.configured(config)
@@ -246,13 +246,13 @@ def _models_without_validation(config: dict, benchmark_splits: dict) -> list[str
     return lines
 
 
-def problems(config: dict, schema_path: str | Path) -> list[str]:
+def faults(config: dict, schema_path: str | Path) -> list[str]:
     """Every schema violation, benchmark problem and family problem of `config`, misspelt keys first."""
     lines = _violations(compose(yaml.safe_load(Path(schema_path).read_text())), config)
     if not lines:
-        from genplan import config_edges
+        from genplan import config_checks
 
-        lines = benchmark_problems(config) or config_edges.problems(config)  # an unknown domain named first
+        lines = benchmark_faults(config) or config_checks.faults(config)  # an unknown domain named first
     if not lines and isinstance(config.get("models"), dict):
         from genplan.registry import check_models
 
@@ -261,14 +261,14 @@ def problems(config: dict, schema_path: str | Path) -> list[str]:
 
 
 def check(config: dict, schema_path: str | Path) -> None:
-    """ValueError listing every problem, if any; else each notice (genplan.config_edges.notices) on
+    """ValueError listing every problem, if any; else each notice (genplan.config_checks.notices) on
     stderr, one line each."""
-    found = problems(config, schema_path)
+    found = faults(config, schema_path)
     if found:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(found))
-    from genplan import config_edges
+    from genplan import config_checks
 
-    for line in config_edges.notices(config):
+    for line in config_checks.notices(config):
         print(f"genplan: note: {line}", file=sys.stderr)
 
 

@@ -217,10 +217,11 @@ def load_model(path: str | Path, expect_domain: str | None = None):
     return FAMILIES[env["family"]].impl.load(env, path)
 
 
-def planner(model, strategy: str, settings: dict | None = None):
-    """A planner for a model held in memory (its `family` attribute names the family)."""
+def planner(model, strategy, settings: dict | None = None):
+    """A planner for a model held in memory (its `family` attribute names the family); `strategy` a
+    Strategy (genplan.planners.strategies), or a name, parsed here."""
     fam = family(model.family)
-    strat = strategies.parse(strategy)
+    strat = strategy if isinstance(strategy, strategies.Strategy) else strategies.parse(strategy)
     if strat.kind not in fam.strategy_kinds:
-        raise ValueError(f"family {fam.name} offers {list(fam.strategy_kinds)} strategies, not {strategy!r}")
+        raise ValueError(f"family {fam.name} offers {list(fam.strategy_kinds)} strategies, not {strat.name!r}")
     return fam.impl.planner(model, strat, settings or {})

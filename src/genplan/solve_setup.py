@@ -30,36 +30,40 @@ def load_model(checkpoint: str | Path, domain: str | Path, threads: int = 1):
     return model
 
 
-def check_strategy_early(strategy: str | None) -> None:
-    """Before a model loads: a strategy number past its bound is refused (ValueError naming it);
-    a name of no form waits for `resolve_strategy`, which lists the model's own family's forms."""
+def check_strategy_early(strategy: str | None):
+    """Before a model loads: a strategy number past its bound is refused (ValueError naming it). The
+    parsed strategy (genplan.planners.strategies.Strategy), which the command passes on, so that it is
+    parsed once; None for none, and for a name of no form, which waits for `resolve_strategy` to list
+    the model's own family's forms."""
     from genplan.planners.strategies import UnknownStrategy, parse
 
     if strategy is not None:
         try:
-            parse(strategy)
+            return parse(strategy)
         except UnknownStrategy:
             pass
+    return None
 
 
-def resolve_strategy(model, strategy: str | None) -> str:
-    """`strategy`, or without one the model's default (its own, else its family's: `solve` and
-    `evaluate` alike); ValueError listing the forms of the model's family for a strategy that family
-    does not offer."""
-    from genplan.planners.strategies import UnknownStrategy, forms, parse
+def resolve_strategy(model, strategy):
+    """`strategy` (a name, or a Strategy parsed already), or without one the model's default (its own,
+    else its family's: `solve` and `evaluate` alike), as the Strategy object that travels down to the
+    planner; ValueError listing the forms of the model's family for a strategy that family does not offer."""
+    from genplan.planners.strategies import Strategy, UnknownStrategy, forms, parse
     from genplan.registry import family
 
     fam = family(model.family)
     if strategy is None:
-        return getattr(model, "default_strategy", None) or fam.default_strategy
+        strategy = getattr(model, "default_strategy", None) or fam.default_strategy
     try:
-        kind = parse(strategy).kind
+        parsed = strategy if isinstance(strategy, Strategy) else parse(strategy)
     except UnknownStrategy:
-        kind = None
-    if kind not in fam.strategy_kinds:
-        raise ValueError(f"Unknown value strategy={strategy!r} for a {fam.name} model. "
+        parsed = None
+    if parsed is None or parsed.kind not in fam.strategy_kinds:
+        name = strategy.name if isinstance(strategy, Strategy) else strategy
+        raise ValueError(f"Unknown value strategy={name!r} for a {fam.name} model. "
                          f"Must be of the forms {forms(fam.strategy_kinds)}")
-    return strategy
+    return parsed
 
 
 def merged(base: dict, over: dict) -> dict:

@@ -78,17 +78,17 @@ def _solve(a) -> int:
     from genplan.planners import solve as run
     from genplan.registry import planner
 
-    setup.check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
+    early = setup.check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
     given = _planning_settings(a)
     model = setup.load_model(a.model, a.domain)
-    strategy = setup.resolve_strategy(model, a.strategy)
+    strategy = setup.resolve_strategy(model, early or a.strategy)  # parsed once, passed down
     settings, source = setup.planning_for(model, given, a.configfile)
     reference = None
     if a.reference_plan is not None:
         from genplan.pddl_io import read_plan
 
         reference = read_plan(a.reference_plan)
-    plan_with = _with_trace(planner(model, strategy, settings), strategy, model.family, a.trace)
+    plan_with = _with_trace(planner(model, strategy, settings), strategy.name, model.family, a.trace)
     limits = getattr(plan_with, "limits", None)  # the searches' limits, defaults filled in
     logging.getLogger("genplan").info("planning settings %s from %s%s", json.dumps(settings, sort_keys=True), source,
                                       f"; search limits {limits}" if limits is not None else "")
@@ -107,7 +107,7 @@ def cmd_evaluate(a) -> int:
     from genplan.solve_setup import check_strategy_early
 
     check_value(a.settings, ("$defs", "planning"), "--settings (planning settings)")
-    check_strategy_early(a.strategy)  # a number past its bound is named before the model loads
+    strategy = check_strategy_early(a.strategy) or a.strategy  # parsed once where it parses, passed down
     if a.jobs < 1:
         from genplan.errors import GenplanError
 
@@ -123,14 +123,14 @@ def cmd_evaluate(a) -> int:
 
         raise GenplanError("--wall-limit and --memory-limit-mb are the resource protocol's: give --time-limit too")
     if a.jobs == 1 and budget is None:
-        evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
+        evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, strategy, a.settings, a.out,
                        benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, count_loading=True)
         return 0
     from genplan.processes import Interrupted, interruptible
 
     try:
         with interruptible():  # a signal ends the workers (genplan.evaluation.parallel), nothing is written
-            evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, a.strategy, a.settings, a.out,
+            evaluate_split(a.model, a.benchmark_dir, a.split, a.plans_table, strategy, a.settings, a.out,
                            benchmark=a.benchmark, seed=a.seed, out_plans=a.out_plans, jobs=a.jobs,
                            count_loading=budget is None, budget=budget)
     except Interrupted as exc:

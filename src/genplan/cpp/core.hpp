@@ -37,7 +37,7 @@ struct Task {
        std::vector<int> goal_pos_, std::vector<int> goal_neg_);
 };
 
-// best_first.SearchLimits: expansions, seconds of wall time, MiB of the process's resident memory
+// search_parts.SearchLimits: expansions, seconds of wall time, MiB of the process's resident memory
 // (checked every 1024 expansions; <= 0: none). Infinite limits come as huge numbers.
 struct Limits {
   double max_expansions;
@@ -45,7 +45,7 @@ struct Limits {
   double memory_limit_mb = 0.0;
 };
 
-// best_first.SearchResult's fields, the plan as action indices of the task.
+// search_parts.SearchResult's fields, the plan as action indices of the task.
 struct Outcome {
   std::vector<int> plan;
   std::string reason = "dead_end";  // goal | node_limit | time_limit | memory_limit | dead_end

@@ -30,7 +30,7 @@ inline double cpu_now() {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-// CPU seconds per part (best_first._Clock), into an Outcome's parts; free when off.
+// CPU seconds per part (search_parts.Clock), into an Outcome's parts; free when off.
 struct Laps {
   bool on;
   double *parts;
@@ -172,7 +172,7 @@ class Search {
 
   bool late() const { return seconds() > limits_.time_limit; }
 
-  // before an expansion (best_first._stopped): a limit reached, the reason set
+  // before an expansion (search_parts.stopped): a limit reached, the reason set
   bool stopped() {
     if (out.expanded >= limits_.max_expansions) {
       out.reason = "node_limit";
@@ -186,7 +186,7 @@ class Search {
     return true;
   }
 
-  // best_first._generate: `node`'s successors not seen before into `fresh`, in order; true at a goal
+  // search_parts.generate: `node`'s successors not seen before into `fresh`, in order; true at a goal
   // successor (the plan and reason set, the successors before it in `fresh`)
   bool generate(int node, std::vector<int> &fresh) {
     state_.assign(graph.begin(node), graph.end(node));  // a copy: the graph grows below

@@ -34,7 +34,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "VECLIB_MAXIMUM_THREADS")
 
 
-def _worker(conn, checkpoint: str, domain: str, strategy: str, settings: dict, log_level: int,
+def _worker(conn, checkpoint: str, domain: str, strategy, settings: dict, log_level: int,
             count_loading: bool = False) -> None:
     """A worker's life: load the model, make the planner, then plan each task the parent sends (a
     tuple of evaluate_problem's arguments after the planner and domain) until it sends None; answer
@@ -79,7 +79,7 @@ def _single_threaded_environment():
 class _Workers:
     """The started worker processes, each with its pipe and the index of the task it plans."""
 
-    def __init__(self, n: int, checkpoint: str, domain: str, strategy: str, settings: dict,
+    def __init__(self, n: int, checkpoint: str, domain: str, strategy, settings: dict,
                  count_loading: bool = False):
         ctx = get_context("spawn")  # the parent holds torch and threads: no fork
         self.procs, self.conns, self.task = [], [], [None] * n
@@ -108,7 +108,7 @@ class _Workers:
             conn.close()
 
 
-def evaluate_rows(checkpoint: str | Path, domain: Path, strategy: str, settings: dict, tasks: list[tuple],
+def evaluate_rows(checkpoint: str | Path, domain: Path, strategy, settings: dict, tasks: list[tuple],
                   jobs: int, count_loading: bool = False):
     """Yield (index, record) as the workers finish `tasks` (each (row, best, reference), as
     genplan.evaluation.problem.evaluate_problem takes them after the planner and domain), `jobs` at once; GenplanError

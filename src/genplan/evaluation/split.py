@@ -103,27 +103,29 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     resumable = model is None  # a model held in memory: the checkpoint's hash need not describe it
     loading = time.perf_counter()
     model = model if model is not None else load_model(checkpoint, domain)
+    from genplan.planners.strategies import Strategy, parse
+
     if planner is None:
-        strategy = resolve_strategy(model, strategy)
+        strategy = resolve_strategy(model, strategy)  # the Strategy object from here down
         planner = make_planner(model, strategy, settings)
+    elif not isinstance(strategy, Strategy):
+        strategy = parse(strategy)
     loaded = time.perf_counter() - loading  # the model and its planner
     load_time = started + imported + loaded if started is not None and jobs == 1 else None
     common = {
         # resolved: a relative --benchmark-dir `bench` has the parent '.', an empty benchmark column
         "benchmark": benchmark or benchmark_dir.resolve().parent.name, "domain": domain_key(domain), "split": split,
         "system": model.system, "variant": model.variant, "model": model.name,
-        "seed": seed if seed is not None else model.seed, "strategy": strategy,
+        "seed": seed if seed is not None else model.seed, "strategy": strategy.name,
     }
-    from genplan.planners.strategies import parse
-
-    completes = parse(strategy).kind == "prefix"  # plan completion: the split's plans are the references
-    desc = f"{model.name} {split} {strategy}"
+    completes = strategy.kind == "prefix"  # plan completion: the split's plans are the references
+    desc = f"{model.name} {split} {strategy.name}"
     tasks = [(row, best.get(row["problem"]), _reference_plan(plans_table, row["problem"]) if completes else None)
              for row in rows]
     sidecar = resume.Sidecar(out) if resumable else None  # finished problems, saved as they come
     # a record made under other limits (or none) is not one of this job's
     keyed = settings if budget is None else {**settings, "protocol": budget.as_dict()}
-    keys = _resume_keys(checkpoint, domain, split, strategy, keyed, tasks) if resumable else {}
+    keys = _resume_keys(checkpoint, domain, split, strategy.name, keyed, tasks) if resumable else {}
     found = recheck_resumed(sidecar.load(keys), {t[0]["problem"]: t[0] for t in tasks}, domain) if resumable else {}
     todo = [i for i, t in enumerate(tasks) if t[0]["problem"] not in found]
 
@@ -136,7 +138,7 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
         from genplan.evaluation import isolated
 
         mine = [tasks[i] for i in todo]
-        results = isolated.evaluate_rows(checkpoint, domain, strategy, settings, mine, budget, jobs)
+        results = isolated.evaluate_rows(checkpoint, domain, strategy.name, settings, mine, budget, jobs)  # a JSON spec
         with contextlib.closing(results):
             for j, rec in progress(results, total=len(mine), desc=f"{desc} (protocol: {budget.describe()})"):
                 finished(todo[j], rec)
@@ -151,11 +153,11 @@ def evaluate_split(checkpoint: str | Path, benchmark_dir: str | Path, split: str
     if resumable:
         sidecar.remove()
     solved = sum(r["solved"] == "yes" for r in records)
-    log.info("%s %s (%s): %d/%d solved", model.name, split, strategy, solved, len(records))
+    log.info("%s %s (%s): %d/%d solved", model.name, split, strategy.name, solved, len(records))
     return records
 
 
-def _in_workers(checkpoint, domain: Path, strategy: str, settings: dict, tasks: list[tuple], todo: list[int],
+def _in_workers(checkpoint, domain: Path, strategy, settings: dict, tasks: list[tuple], todo: list[int],
                 jobs: int, desc: str, finished, count_loading: bool = False) -> None:
     """The tasks of `tasks` indexed by `todo` planned `jobs` at once in worker processes;
     `finished(index, record)` as each comes back."""

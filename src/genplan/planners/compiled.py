@@ -31,7 +31,7 @@ import json
 import time
 
 from genplan.errors import GenplanError
-from genplan.planners.best_first import SearchLimits, SearchResult
+from genplan.planners.search_parts import SearchLimits, SearchResult
 from genplan.planners.grounding import GroundTask, ground
 
 
@@ -40,7 +40,7 @@ def wl_model(model, problem, task: GroundTask):
     a genplan._wlsearch.WLModel over `task`'s fluent atom ids."""
     from genplan import _wlsearch
 
-    if getattr(model, "_linear", None) is None:
+    if getattr(model, "linear", None) is None:
         raise GenplanError(f"the compiled search takes linear heuristics only, not learner {model.learner!r} "
                            "(use the strategy gbfs)", problem.problem_file)
     encoder = model.encoder
@@ -63,7 +63,7 @@ def wl_model(model, problem, task: GroundTask):
             raise GenplanError(f"atom {a} does not fit the WL model's domain", problem.problem_file) from None
 
     statics = sorted(spec.statics) if encoder.statics else []
-    w, b = model._linear
+    w, b = model.linear
     return _wlsearch.WLModel(int(saved["iterations"]), bool(saved["multiset_hash"]), layers, [float(v) for v in w],
                              float(b), len(objects), [atom(g) for g in sorted(spec.goal)], [atom(s) for s in statics],
                              [atom(a) for a in task.atoms])

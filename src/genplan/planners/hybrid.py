@@ -39,16 +39,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from genplan.planners.best_first import (
-    SearchLimits,
-    SearchResult,
-    _Clock,
-    _done,
-    _evaluate,
-    _expand,
-    _root,
-    _stopped,
-)
+from genplan.planners import search_parts as parts
+from genplan.planners.search_parts import SearchLimits, SearchResult
 
 
 def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callable[[object], float],
@@ -56,12 +48,12 @@ def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callab
     """Eager GBFS alternating an open list on `heuristic` (batches of pymimir states -> h) with one
     on `classical` (a pymimir state -> hFF, math.inf for a dead end); see the module docstring."""
     start = time.perf_counter()
-    clock = _Clock(timers)
-    res, graph = _root(task)
+    clock = parts.Clock(timers)
+    res, graph = parts.root(task)
     if res.reason == "goal":
-        return _done(res, start)
+        return parts.finished(res, start)
     states, parent, via, seen = graph
-    res.h_init = float(_evaluate(heuristic, [states[0]], res)[0])
+    res.h_init = float(parts.evaluate(heuristic, [states[0]], res)[0])
     clock.lap("heuristic")
     ff_init = float(classical(states[0]))
     clock.lap("classical")
@@ -74,7 +66,7 @@ def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callab
     expanded: set[int] = set()
     counter = 1
     while lists[0] or lists[1]:
-        if _stopped(res, limits, start):
+        if parts.stopped(res, limits, start):
             break
         node = _pop(lists, pops, expanded)
         clock.lap("queue")
@@ -82,11 +74,11 @@ def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callab
             break  # both lists held only expanded states: no plan exists
         expanded.add(node)
         res.expanded += 1
-        new = _expand(task, node, (states, parent, via, seen), res, clock)
+        new = parts.expand(task, node, (states, parent, via, seen), res, clock)
         if new is None:
             break
         if new:
-            values = _evaluate(heuristic, [states[c] for c in new], res).tolist()
+            values = parts.evaluate(heuristic, [states[c] for c in new], res).tolist()
             clock.lap("heuristic")
             ffs = [float(classical(states[c])) for c in new]
             clock.lap("classical")
@@ -97,7 +89,7 @@ def hybrid_gbfs(task, heuristic: Callable[[list], np.ndarray], classical: Callab
                 heapq.heappush(lists[1], (ff, counter, c))
                 counter += 1
             clock.lap("queue")
-    return _done(res, start)  # a goal, a limit, or both lists exhausted: no plan exists
+    return parts.finished(res, start)  # a goal, a limit, or both lists exhausted: no plan exists
 
 
 def _pop(lists: tuple[list, list], pops: list[int], expanded: set[int]) -> int | None:

@@ -58,21 +58,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from genplan.errors import GenplanError
+from genplan.planners import search_parts as parts
 from genplan.planners import strategies
 from genplan.planners.base import Attempt
-from genplan.planners.best_first import (  # gbfs, lazy_gbfs, SearchLimits, UNLIMITED: this module's API too
-    UNLIMITED,
-    SearchLimits,
-    SearchResult,
-    _done,
-    _evaluate,
-    _stopped,
-    _successors,
-    gbfs,
-    lazy_gbfs,
-    novelty_gbfs,
-)
+from genplan.planners.best_first import gbfs, lazy_gbfs, novelty_gbfs
 from genplan.planners.hybrid import ground_ff, hybrid_gbfs
+from genplan.planners.search_parts import UNLIMITED, SearchLimits, SearchResult  # this module's API too
 
 _BEST_FIRST = {"gbfs": gbfs, "lazy-gbfs": lazy_gbfs, "novelty-gbfs": novelty_gbfs}
 # the compiled kinds -> their native search (genplan.planners.compiled.SEARCHES; that module is
@@ -130,26 +121,26 @@ def descent(task, heuristic: Callable[[list], np.ndarray], limits: SearchLimits,
     while not _ends(task, state, res, limits, rules, start):
         res.expanded += 1
         fresh = []
-        for action, succ in _successors(task, state, rules.order):
+        for action, succ in parts.successors(task, state, rules.order):
             res.generated += 1
             if succ.get_index() in visited:
                 continue
             if rules.goal_test == "generated" and task.is_goal(succ):
                 if _take(action, res, rules):
                     res.reason = "goal"
-                return _done(res, start)
+                return parts.finished(res, start)
             fresh.append((action, succ))
         if not fresh:
             res.reason = "dead_end"  # every successor entered before: stuck
             break
-        h = _evaluate(heuristic, [s for _, s in fresh], res)
+        h = parts.evaluate(heuristic, [s for _, s in fresh], res)
         if res.h_init is None:
             res.h_init = float(h.min())
         action, state = fresh[int(np.argmin(h))]  # argmin: the first of equal values
         if not _take(action, res, rules):
             break
         visited.add(state.get_index())
-    return _done(res, start)
+    return parts.finished(res, start)
 
 
 def _ends(task, state, res: SearchResult, limits: SearchLimits, rules: Rules, start: float) -> bool:
@@ -159,7 +150,7 @@ def _ends(task, state, res: SearchResult, limits: SearchLimits, rules: Rules, st
     elif rules.horizon is not None and len(res.plan) >= rules.horizon:
         res.reason = "horizon"
     else:
-        return _stopped(res, limits, start)
+        return parts.stopped(res, limits, start)
     return True
 
 

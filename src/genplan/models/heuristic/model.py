@@ -51,6 +51,11 @@ class HeuristicModel:
     def variant(self) -> str:
         return self.learner
 
+    @property
+    def linear(self) -> tuple | None:
+        """(w, b) of a linear learner (ridge, rank, svr), None for a booster: what the compiled search takes."""
+        return self._linear
+
     @classmethod
     def from_envelope(cls, envelope: dict, path) -> "HeuristicModel":
         ident = envelope["identity"]

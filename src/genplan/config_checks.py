@@ -1,5 +1,5 @@
 """What a configuration's schema lets through and a later step failed on, or ran without a word
-(so that a mistyped value never costs a run or a silent wrong number): each a line of `genplan.configuration.problems`, checked before any job is planned."""
+(so that a mistyped value never costs a run or a silent wrong number): each a line of `genplan.configuration.faults`, checked before any job is planned."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 MAX_SEED = 2**32 - 1  # numpy's and XGBoost's seeds are 32-bit; the {seed} wildcard is digits only
 
 
-def problems(config: dict) -> list[str]:
+def faults(config: dict) -> list[str]:
     """One line per seed outside 0..2^32-1 (one of 2^32 failed in the job; -13 gave Snakemake's
     MissingInputException), per model whose `domains` name a domain no configured benchmark has (a
     misspelling: it ran nowhere without a word; a known domain the run's `domains` leave out is a run

@@ -1,4 +1,4 @@
-"""Configuration edges the schema let through (genplan.config_edges): seeds outside
+"""Configuration edges the schema let through (genplan.config_checks): seeds outside
 0..2^32-1, a model whose `domains` name no known domain, `results_dir` naming a file, an empty `ipc2023_dir`.
 Each is one line of the configuration check, before any job; one of them end to end through
 `snakemake -n` (a 12-frame traceback before)."""
@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import REPO
 
-from genplan.configuration import problems
+from genplan.configuration import faults
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 pytestmark = pytest.mark.timeout(120)
@@ -32,34 +32,34 @@ def test_a_seed_outside_32_bits_is_refused(seeds, said):
     config = _default()
     name = _first_model(config)
     config["models"][name]["seeds"] = seeds
-    assert f"models.{name}.{said}" in "\n".join(problems(config, SCHEMA))
-    assert problems(_default(), SCHEMA) == []  # the default configuration passes
+    assert f"models.{name}.{said}" in "\n".join(faults(config, SCHEMA))
+    assert faults(_default(), SCHEMA) == []  # the default configuration passes
 
 
 def test_the_top_level_seed_is_checked_too():
     config = _default()
     config["seed"] = 2**40
-    assert any(line.startswith(f"seed: {2**40} is not a seed") for line in problems(config, SCHEMA))
+    assert any(line.startswith(f"seed: {2**40} is not a seed") for line in faults(config, SCHEMA))
 
 
 def test_a_model_whose_domains_are_no_known_domain_is_refused():
     config = _default()
     name = _first_model(config)
     config["models"][name]["domains"] = ["blocks", "grippr"]
-    said = [line for line in problems(config, SCHEMA) if line.startswith(f"models.{name}.domains: ")]
+    said = [line for line in faults(config, SCHEMA) if line.startswith(f"models.{name}.domains: ")]
     assert said and "['grippr'] is no domain of the configured benchmarks" in said[0], said
     assert said[0].endswith("the model would train and plan nowhere")
     # a known domain the run leaves out is a run restricted to some domains (--config domains=[gripper]): it passes
     config = _default()
     config["domains"] = ["gripper"]
     config["models"][name]["domains"] = ["blocks"]
-    assert not [line for line in problems(config, SCHEMA) if line.startswith(f"models.{name}.domains")]
+    assert not [line for line in faults(config, SCHEMA) if line.startswith(f"models.{name}.domains")]
 
 
 def test_an_empty_ipc2023_dir_is_refused(tmp_path):
     config = yaml.safe_load((REPO / "workflow/configs/ipc2023-cpu.yaml").read_text())
     config["ipc2023_dir"] = str(tmp_path)
-    lines = problems(config, SCHEMA)
+    lines = faults(config, SCHEMA)
     assert any(line.startswith(f"ipc2023_dir: {tmp_path} has no blocksworld/domain.pddl") for line in lines), lines
 
 
