@@ -324,9 +324,9 @@ def test_the_config_schema_takes_the_added_train_settings_and_refuses_bad_values
     schema = root / "workflow/schemas/config.schema.yaml"
     cfg = yaml.safe_load((root / "workflow/configs/paper-cpu.yaml").read_text())
     cfg["models"][model]["train"][key] = good
-    assert not configuration.problems(cfg, schema)
+    assert not configuration.faults(cfg, schema)
     cfg["models"][model]["train"][key] = bad
-    found = configuration.problems(cfg, schema)
+    found = configuration.faults(cfg, schema)
     assert found and all(key in line for line in found)
 
 
