@@ -36,7 +36,7 @@ from pathlib import Path
 
 from genplan import atomic, resume
 from genplan.errors import GenplanError
-from genplan.evaluation.problem import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
+from genplan.evaluation.problem import evaluate_problem, process_age
 from genplan.formats import manifest, stored_plans, tables
 from genplan.formats import plans_table as plans_format
 from genplan.formats.evaluation_csv import COLUMNS

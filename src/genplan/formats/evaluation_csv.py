@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 from genplan.errors import GenplanError
-from genplan.evaluation.problem import counters_json, evaluate_problem, process_age  # noqa: F401 (counters_json: API)
 
 COLUMNS = [
     "benchmark", "domain", "split", "system", "variant", "model", "seed", "strategy",
