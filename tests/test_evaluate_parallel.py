@@ -55,17 +55,22 @@ def _bench(root: Path) -> tuple[Path, Path]:
     return bench, tables
 
 
-@pytest.fixture(scope="module")
-def blind(tmp_path_factory):
-    """The benchmark, its plans tables and a checkpoint of the blind family (its own training)."""
-    root = tmp_path_factory.mktemp("parallel-eval")
-    bench, tables = _bench(root)
+def blind_checkpoint(root: Path) -> Path:
+    """`root`/m.ckpt: a checkpoint of the blind family, trained by the family's own code in a child process."""
     code = ("import sys; from sixth_family.family import train; "
             "train('blind', {'family': 'blind'}, 'gripper', {}, 13, sys.argv[1])")
     res = subprocess.run([sys.executable, "-c", code, str(root / "m.ckpt")], check=False, env=sixth_family_env(),
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    return bench, tables, root / "m.ckpt"
+    return root / "m.ckpt"
+
+
+@pytest.fixture(scope="module")
+def blind(tmp_path_factory):
+    """The benchmark, its plans tables and a checkpoint of the blind family (its own training)."""
+    root = tmp_path_factory.mktemp("parallel-eval")
+    bench, tables = _bench(root)
+    return bench, tables, blind_checkpoint(root)
 
 
 def _evaluate(blind, split: str, out: Path, jobs: int, settings=SEARCH) -> subprocess.Popen:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import sixth_family_env
-from test_evaluate_parallel import SEARCH, _bench
+from test_evaluate_parallel import SEARCH, _bench, blind_checkpoint
 
 from genplan import limits
 from genplan.report import counting
@@ -90,12 +90,7 @@ def blind(tmp_path_factory):
     bench, tables = _bench(root)
     for split in tables:
         _with_hashes(bench, tables[split], split)
-    code = ("import sys; from sixth_family.family import train; "
-            "train('blind', {'family': 'blind'}, 'gripper', {}, 13, sys.argv[1])")
-    res = subprocess.run([sys.executable, "-c", code, str(root / "m.ckpt")], check=False, env=sixth_family_env(),
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return bench, tables, root / "m.ckpt"
+    return bench, tables, blind_checkpoint(root)
 
 
 def _evaluate(blind, split: str, out: Path, *extra: str) -> list[dict]:
