@@ -44,17 +44,35 @@ def test_site_profile_selects_paper_configuration(tmp_path):
     assert "slurm_partition=cpu" in text
     assert counts.get("train_model") and counts.get("train_model_cpu"), counts
     for rule in TRAINING_RULES:  # every job's block, not only the first: the DAG's order varies
-        blocks = [part.split("\n\n", 1)[0] for part in text.split(f"rule {rule}:")[1:]]
+        blocks = dry_run_jobs(text, rule)
         assert len(blocks) == counts[rule], (rule, len(blocks), counts[rule])
         # the learned heuristics train on CPUs: the CPU partition, no GPU asked
         partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
-            assert f"slurm_partition={partition}" in block and f"gpu={gpus}" in block, block
+            resources = block["resources"].split(", ")
+            assert f"slurm_partition={partition}" in resources and f"gpu={gpus}" in resources, block
             if rule in GPU_RULES:  # the transition models (17-337 s each) hold no GPU
-                assert "_lstm_" not in block and "_xgb_" not in block, block
+                model = dict(kv.split("=", 1) for kv in block["wildcards"].split(", "))["model"]
+                assert "_lstm_" not in model and "_xgb_" not in model, block
     # evaluation (decoding on CPUs) asks for no GPU
-    for block in text.split("rule evaluate_model:")[1:]:
-        assert "gpu=1" not in block.split("\n\n", 1)[0]
+    for block in dry_run_jobs(text, "evaluate_model"):
+        assert "gpu=1" not in block["resources"].split(", "), block
+
+
+def dry_run_jobs(text: str, rule: str) -> list[dict[str, str]]:
+    """Each job of `rule` in a dry run's log, as its indented `key: value` lines. A job's block ends at
+    its first unindented line: Snakemake may print the next job's heading (a timestamped "Group job"
+    line) with no blank line between them, so a block cut at a blank line can hold the next job's name."""
+    jobs = []
+    for part in text.split(f"rule {rule}:\n")[1:]:
+        fields = {}
+        for line in part.splitlines():
+            if not line.startswith("    "):
+                break
+            key, _, value = line.strip().partition(": ")
+            fields[key] = value
+        jobs.append(fields)
+    return jobs
 
 
 @contextlib.contextmanager
