@@ -62,9 +62,11 @@ PY
 ./genplan-env snakemake ${DRYRUN:+-n} --configfile "$config" --cores "$cores" -- "${first[@]}"
 root=$(./genplan-env python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["results_dir"])' "$config")
 # the folders too: a plans folder is a directory output, and Snakemake reads its own mtime, which touching
-# the files inside leaves as the checkout made it (sokoban's easy table was planned again so)
+# the files inside leaves as the checkout made it (sokoban's easy table was planned again so); and the jobs'
+# benchmark files: Snakemake counts a job's benchmark among its outputs when it finds the oldest one, so an
+# untouched jobstats file older than the fresh import made every committed table and model look stale
 if [[ -z ${DRYRUN:-} ]]; then
-    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models")
+    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models" "$root/jobstats")
     printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c
     printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c
 fi
