@@ -66,7 +66,8 @@ root=$(./genplan-env python -c 'import sys, yaml; print(yaml.safe_load(open(sys.
 # benchmark files: Snakemake counts a job's benchmark among its outputs when it finds the oldest one, so an
 # untouched jobstats file older than the fresh import made every committed table and model look stale
 if [[ -z ${DRYRUN:-} ]]; then
-    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models" "$root/jobstats")
+    mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models" "$root/jobstats" \
+        "$root/tables" "$root/figures")
     printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c
     printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c
 fi
