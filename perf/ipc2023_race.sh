@@ -8,6 +8,9 @@
 #   bash perf/ipc2023_race.sh easy [CORES] [DOMAIN ...]
 #
 # Then `./genplan-env genplan report ipc2023 --results results/ipc2023-cpu` and commit the level's files.
+# To stop a run started in the background, signal its whole process group (`kill -- -PGID`): Snakemake's
+# own SIGTERM waits for the jobs running (up to 30 problems of 60 s each); each job stops at a signal,
+# keeping its finished problems for the rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 level=${1:?usage: ipc2023_race.sh LEVEL [CORES] [DOMAIN ...]}
