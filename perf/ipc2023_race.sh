@@ -71,8 +71,11 @@ root=$(./genplan-env python -c 'import sys, yaml; print(yaml.safe_load(open(sys.
 if [[ -z ${DRYRUN:-} ]]; then
     mapfile -t committed < <(git ls-files "$root/plans" "$root/evaluation" "$root/models" "$root/jobstats" \
         "$root/tables" "$root/figures")
-    printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c
-    printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c
+    # one time for all: touched one after the other, a checkpoint or plans table listed after the evaluations
+    # made from it came out newer than they by microseconds, and Snakemake ran those evaluations again
+    stamp=$(date +%s.%N)
+    printf '%s\n' "${committed[@]%/*}" | sort -u | xargs -r -d '\n' touch -c -d "@$stamp"
+    printf '%s\n' "${committed[@]}" | xargs -r -d '\n' touch -c -d "@$stamp"
 fi
 # made before the protocol (a plans table without cpu_time, an evaluation whose counters lack it) or a
 # plans table whose plans are not stored beside it: run again
