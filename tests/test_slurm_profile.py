@@ -13,6 +13,8 @@ import yaml
 from test_slurm import GPU_RULES, NOACCT_KEYS, REPO, TEST_PROFILE, TRAINING_RULES, copy_repo, job_counts, run_snakemake
 from test_workflow import expected_jobs
 
+from genplan.cluster_plan import parse_dry_run
+
 
 def _profile(path: str) -> dict:
     return yaml.safe_load((REPO / path / "config.yaml").read_text())
@@ -43,36 +45,21 @@ def test_site_profile_selects_paper_configuration(tmp_path):
     assert counts == expected_jobs(configfiles.split()), counts
     assert "slurm_partition=cpu" in text
     assert counts.get("train_model") and counts.get("train_model_cpu"), counts
+    jobs = parse_dry_run(text)  # the jobs' own lines: a "Group job" heading may follow a job with no blank line
     for rule in TRAINING_RULES:  # every job's block, not only the first: the DAG's order varies
-        blocks = dry_run_jobs(text, rule)
+        blocks = [job for job in jobs if job.rule == rule]
         assert len(blocks) == counts[rule], (rule, len(blocks), counts[rule])
         # the learned heuristics train on CPUs: the CPU partition, no GPU asked
         partition, gpus = ("gpu", 1) if rule in GPU_RULES else ("cpu", 0)
         for block in blocks:
-            resources = block["resources"].split(", ")
-            assert f"slurm_partition={partition}" in resources and f"gpu={gpus}" in resources, block
+            resources = block.resources
+            assert resources.get("slurm_partition") == partition and resources.get("gpu") == str(gpus), block
             if rule in GPU_RULES:  # the transition models (17-337 s each) hold no GPU
-                model = dict(kv.split("=", 1) for kv in block["wildcards"].split(", "))["model"]
+                model = block.wildcards["model"]
                 assert "_lstm_" not in model and "_xgb_" not in model, block
     # evaluation (decoding on CPUs) asks for no GPU
-    for block in dry_run_jobs(text, "evaluate_model"):
-        assert "gpu=1" not in block["resources"].split(", "), block
-
-
-def dry_run_jobs(text: str, rule: str) -> list[dict[str, str]]:
-    """Each job of `rule` in a dry run's log, as its indented `key: value` lines. A job's block ends at
-    its first unindented line: Snakemake may print the next job's heading (a timestamped "Group job"
-    line) with no blank line between them, so a block cut at a blank line can hold the next job's name."""
-    jobs = []
-    for part in text.split(f"rule {rule}:\n")[1:]:
-        fields = {}
-        for line in part.splitlines():
-            if not line.startswith("    "):
-                break
-            key, _, value = line.strip().partition(": ")
-            fields[key] = value
-        jobs.append(fields)
-    return jobs
+    for block in (job for job in jobs if job.rule == "evaluate_model"):
+        assert block.resources.get("gpu") != "1", block
 
 
 @contextlib.contextmanager
